@@ -1,0 +1,108 @@
+"""ferroiter: PyTorch's CPU TensorIterator rebuilt as a compiled Rust core.
+
+Arrays carry explicit memory formats and follow torch's layout rules exactly: contiguity
+predicates (including the ambiguous NC11/N1HW cases), broadcasting, type promotion and the
+strides of new arrays. Sizes and strides are in elements unless a name says bytes.
+"""
+
+from __future__ import annotations
+
+import numpy as _np
+
+from . import _ferroiter
+from ._ferroiter import (
+    Array,
+    MemoryFormat,
+    arange,
+    broadcast_shapes,
+    broadcast_tensors,
+    broadcast_to,
+    can_cast,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    empty,
+    empty_like,
+    empty_strided,
+    from_numpy,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    preserve_format,
+    promote_types,
+    result_type,
+    zeros,
+    zeros_like,
+)
+
+__all__ = [
+    "Array",
+    "GRAIN_SIZE",
+    "MemoryFormat",
+    "arange",
+    "asarray",
+    "broadcast_shapes",
+    "broadcast_tensors",
+    "broadcast_to",
+    "can_cast",
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
+    "empty",
+    "empty_like",
+    "empty_strided",
+    "from_dlpack",
+    "from_numpy",
+    "full",
+    "full_like",
+    "ones",
+    "ones_like",
+    "preserve_format",
+    "promote_types",
+    "result_type",
+    "zeros",
+    "zeros_like",
+]
+
+#: Elements below which torch (and ferroiter) run a loop on one thread.
+GRAIN_SIZE = 32768
+
+# Python numbers default like torch's: float -> float32, complex -> complex64.
+_DEFAULT_FOR_NUMPY = {_np.dtype("float64"): "float32", _np.dtype("complex128"): "complex64"}
+
+
+def _dtype_name(dtype: object) -> str:
+    """A dtype argument as numpy's name (via a 0-element array, so every spelling works)."""
+    return str(empty((0,), dtype=dtype).dtype)
+
+
+def asarray(obj: object, dtype: object = None) -> Array:
+    """An Array from an Array, a numpy array, a DLPack producer, nested lists or a scalar.
+
+    Shares memory where it can (numpy arrays, DLPack producers, Arrays of the wanted dtype);
+    nested lists and Python scalars take torch's default dtypes (float32 for floats, int64 for
+    ints, complex64 for complex numbers).
+    """
+    if isinstance(obj, Array):
+        if dtype is None or _dtype_name(dtype) == str(obj.dtype):
+            return obj
+        return from_numpy(_np.asarray(obj.numpy(), dtype=obj.dtype).astype(_dtype_name(dtype)))
+    if isinstance(obj, _np.ndarray):
+        nd = obj
+    elif hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
+        nd = _np.from_dlpack(obj)
+    else:
+        nd = _np.asarray(obj)
+        if dtype is None and nd.dtype in _DEFAULT_FOR_NUMPY:
+            nd = nd.astype(_DEFAULT_FOR_NUMPY[nd.dtype])
+    if dtype is not None and str(nd.dtype) != _dtype_name(dtype):
+        nd = nd.astype(_dtype_name(dtype))
+    if not nd.flags.aligned:
+        nd = nd.copy()
+    return from_numpy(nd)
+
+
+def from_dlpack(obj: object) -> Array:
+    """Zero-copy view of any DLPack producer (torch, numpy, jax) living on the CPU."""
+    return from_numpy(_np.from_dlpack(obj))

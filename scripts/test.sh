@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every test from a fresh clone: creates .venv, installs the test dependencies (torch
+# included), builds the extension, then runs `cargo test` and `pytest`. Exits non-zero on any
+# failure. FERROITER_NIGHTLY=1 runs the randomized suites with many more examples.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python3 -m venv .venv
+# shellcheck disable=SC1091
+source .venv/bin/activate
+python -m pip install --quiet --upgrade pip
+python -m pip install --quiet -r requirements-test.txt
+
+echo "== cargo test (the core, without Python)"
+cargo test --quiet
+
+echo "== build the extension"
+maturin develop --release --quiet
+
+echo "== pytest"
+python -m pytest tests -q -p no:cacheprovider

@@ -1,0 +1,329 @@
+//! Element types and torch's type rules: the promotion table, `can_cast`, and `result_type`
+//! with its three priority buckets (dim tensors, 0-d tensors, wrapped Python scalars).
+
+use crate::error::{Error, Result};
+
+/// The element types ferroiter knows. `ComplexHalf` takes part in the type rules (torch's
+/// `complex32`) but no array can hold it: numpy has no such type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    Bool,
+    U8,
+    I8,
+    I16,
+    I32,
+    I64,
+    F16,
+    BF16,
+    F32,
+    F64,
+    ComplexHalf,
+    C64,
+    C128,
+}
+
+/// The four categories of §8, in promotion order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Category {
+    Bool,
+    Integral,
+    Floating,
+    Complex,
+}
+
+/// torch's default floating dtype: what `/` of integers and a Python float produce.
+pub const DEFAULT_FLOAT: DType = DType::F32;
+/// torch's default complex dtype: what a Python complex counts as.
+pub const DEFAULT_COMPLEX: DType = DType::C64;
+
+impl DType {
+    /// Every dtype, in declaration order.
+    pub const ALL: [DType; 13] = [
+        DType::Bool,
+        DType::U8,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::F16,
+        DType::BF16,
+        DType::F32,
+        DType::F64,
+        DType::ComplexHalf,
+        DType::C64,
+        DType::C128,
+    ];
+
+    /// Bytes per element.
+    pub fn itemsize(self) -> usize {
+        match self {
+            DType::Bool | DType::U8 | DType::I8 => 1,
+            DType::I16 | DType::F16 | DType::BF16 => 2,
+            DType::I32 | DType::F32 | DType::ComplexHalf => 4,
+            DType::I64 | DType::F64 | DType::C64 => 8,
+            DType::C128 => 16,
+        }
+    }
+
+    pub fn category(self) -> Category {
+        match self {
+            DType::Bool => Category::Bool,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => Category::Integral,
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64 => Category::Floating,
+            DType::ComplexHalf | DType::C64 | DType::C128 => Category::Complex,
+        }
+    }
+
+    pub fn is_floating(self) -> bool {
+        self.category() == Category::Floating
+    }
+    pub fn is_complex(self) -> bool {
+        self.category() == Category::Complex
+    }
+    /// Integral in torch's sense of `isIntegralType(t, includeBool)`.
+    pub fn is_integral(self, include_bool: bool) -> bool {
+        match self.category() {
+            Category::Integral => true,
+            Category::Bool => include_bool,
+            _ => false,
+        }
+    }
+
+    /// Whether an array may hold this dtype (numpy can represent it).
+    pub fn is_storable(self) -> bool {
+        self != DType::ComplexHalf
+    }
+
+    /// numpy's name (what `numpy.dtype(name)` accepts; bfloat16 needs ml_dtypes).
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::U8 => "uint8",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::F16 => "float16",
+            DType::BF16 => "bfloat16",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+            DType::ComplexHalf => "complex32",
+            DType::C64 => "complex64",
+            DType::C128 => "complex128",
+        }
+    }
+
+    /// torch's ScalarType name, used in its error texts ("Found dtype Long but expected Float").
+    pub fn torch_name(self) -> &'static str {
+        match self {
+            DType::Bool => "Bool",
+            DType::U8 => "Byte",
+            DType::I8 => "Char",
+            DType::I16 => "Short",
+            DType::I32 => "Int",
+            DType::I64 => "Long",
+            DType::F16 => "Half",
+            DType::BF16 => "BFloat16",
+            DType::F32 => "Float",
+            DType::F64 => "Double",
+            DType::ComplexHalf => "ComplexHalf",
+            DType::C64 => "ComplexFloat",
+            DType::C128 => "ComplexDouble",
+        }
+    }
+
+    /// Parses numpy's name of a dtype; anything else is a `TypeError`.
+    pub fn from_name(name: &str) -> Result<DType> {
+        DType::ALL
+            .iter()
+            .copied()
+            .find(|d| d.name() == name)
+            .filter(|d| d.is_storable())
+            .ok_or_else(|| Error::type_(format!("ferroiter does not support dtype {name}")))
+    }
+
+    /// The complex type whose parts are `self` (torch's `toComplexType`).
+    pub fn to_complex(self) -> DType {
+        match self {
+            DType::F16 => DType::ComplexHalf,
+            DType::F64 => DType::C128,
+            DType::ComplexHalf | DType::C64 | DType::C128 => self,
+            _ => DType::C64,
+        }
+    }
+}
+
+impl std::fmt::Display for DType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Position of a dtype on the axes of torch's promotion table.
+fn table_index(t: DType) -> usize {
+    match t {
+        DType::U8 => 0,
+        DType::I8 => 1,
+        DType::I16 => 2,
+        DType::I32 => 3,
+        DType::I64 => 4,
+        DType::F16 => 5,
+        DType::F32 => 6,
+        DType::F64 => 7,
+        DType::ComplexHalf => 8,
+        DType::C64 => 9,
+        DType::C128 => 10,
+        DType::Bool => 11,
+        DType::BF16 => 12,
+    }
+}
+
+/// torch's `promoteTypes`, written as its table (symmetric; axes u8 i8 i16 i32 i64 f16 f32 f64
+/// c32 c64 c128 b bf16). A table keeps the odd corners (f16+bf16 = f32, u8+i8 = i16) visible.
+pub fn promote_types(a: DType, b: DType) -> DType {
+    use DType::*;
+    const U1: DType = U8;
+    const I1: DType = I8;
+    const I2: DType = I16;
+    const I4: DType = I32;
+    const I8_: DType = I64;
+    const F2: DType = F16;
+    const F4: DType = F32;
+    const F8: DType = F64;
+    const C4: DType = ComplexHalf;
+    const C8: DType = C64;
+    const C16: DType = C128;
+    const B1: DType = Bool;
+    const BF: DType = BF16;
+    #[rustfmt::skip]
+    const TABLE: [[DType; 13]; 13] = [
+        /* u8   */ [U1, I2, I2, I4, I8_, F2, F4, F8, C4, C8, C16, U1, BF],
+        /* i8   */ [I2, I1, I2, I4, I8_, F2, F4, F8, C4, C8, C16, I1, BF],
+        /* i16  */ [I2, I2, I2, I4, I8_, F2, F4, F8, C4, C8, C16, I2, BF],
+        /* i32  */ [I4, I4, I4, I4, I8_, F2, F4, F8, C4, C8, C16, I4, BF],
+        /* i64  */ [I8_, I8_, I8_, I8_, I8_, F2, F4, F8, C4, C8, C16, I8_, BF],
+        /* f16  */ [F2, F2, F2, F2, F2, F2, F4, F8, C4, C8, C16, F2, F4],
+        /* f32  */ [F4, F4, F4, F4, F4, F4, F4, F8, C8, C8, C16, F4, F4],
+        /* f64  */ [F8, F8, F8, F8, F8, F8, F8, F8, C16, C16, C16, F8, F8],
+        /* c32  */ [C4, C4, C4, C4, C4, C4, C8, C16, C4, C8, C16, C4, C8],
+        /* c64  */ [C8, C8, C8, C8, C8, C8, C8, C16, C8, C8, C16, C8, C8],
+        /* c128 */ [C16, C16, C16, C16, C16, C16, C16, C16, C16, C16, C16, C16, C16],
+        /* b    */ [U1, I1, I2, I4, I8_, F2, F4, F8, C4, C8, C16, B1, BF],
+        /* bf16 */ [BF, BF, BF, BF, BF, F4, F4, F8, C8, C8, C16, BF, BF],
+    ];
+    TABLE[table_index(a)][table_index(b)]
+}
+
+/// torch's `canCast(from, to)`: no complex → non-complex, no floating → integral, nothing but
+/// bool → bool.
+pub fn can_cast(from: DType, to: DType) -> bool {
+    if from.is_complex() && !to.is_complex() {
+        return false;
+    }
+    if from.is_floating() && to.is_integral(false) {
+        return false;
+    }
+    if from != DType::Bool && to == DType::Bool {
+        return false;
+    }
+    true
+}
+
+/// How an operand takes part in `result_type`: by its priority bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Participant {
+    /// A tensor with at least one dimension.
+    Dim(DType),
+    /// A 0-d tensor that is not a wrapped number.
+    ZeroDim(DType),
+    /// A wrapped Python scalar: bool → Bool, int → Int64, float → F32 (the default dtype),
+    /// complex → C64 (the default complex dtype).
+    Wrapped(DType),
+}
+
+/// Folds one bucket with `promote_types`; `None` is torch's Undefined.
+fn promote_opt(acc: Option<DType>, t: DType) -> Option<DType> {
+    Some(acc.map_or(t, |a| promote_types(a, t)))
+}
+
+/// torch's `combine_categories(higher, lower)`: a lower-priority bucket only wins when its
+/// category is higher.
+fn combine_categories(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
+    let Some(h) = higher else { return lower };
+    if h.is_complex() {
+        return Some(h);
+    }
+    match lower {
+        Some(l) if l.is_complex() => {
+            if h.is_floating() {
+                Some(h.to_complex())
+            } else {
+                Some(l)
+            }
+        }
+        _ if h.is_floating() => Some(h),
+        Some(l) if h == DType::Bool || l.is_floating() => Some(promote_types(h, l)),
+        _ => Some(h),
+    }
+}
+
+/// torch's `result_type` over any number of participants: promote within each bucket, then
+/// `combine(dim, combine(zero_dim, wrapped))`. An empty list is a `TypeError`.
+pub fn result_type(participants: &[Participant]) -> Result<DType> {
+    let (mut dim, mut zero, mut wrapped) = (None, None, None);
+    for p in participants {
+        match *p {
+            Participant::Dim(t) => dim = promote_opt(dim, t),
+            Participant::ZeroDim(t) => zero = promote_opt(zero, t),
+            Participant::Wrapped(t) => wrapped = promote_opt(wrapped, t),
+        }
+    }
+    combine_categories(dim, combine_categories(zero, wrapped))
+        .ok_or_else(|| Error::type_("result_type() needs at least one operand"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use DType::*;
+
+    #[test]
+    fn table_is_symmetric() {
+        for a in DType::ALL {
+            for b in DType::ALL {
+                assert_eq!(promote_types(a, b), promote_types(b, a), "{a} {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn spec_examples() {
+        use Participant::*;
+        let rt = |p: &[Participant]| result_type(p).unwrap();
+        assert_eq!(rt(&[Dim(I32), ZeroDim(I64)]), I32);
+        assert_eq!(rt(&[Dim(I32), ZeroDim(F64)]), F64);
+        assert_eq!(rt(&[Dim(I32), Wrapped(F32)]), F32);
+        assert_eq!(rt(&[Dim(U8), ZeroDim(I8)]), U8);
+        assert_eq!(rt(&[Dim(U8), Dim(I8)]), I16);
+        assert_eq!(rt(&[Dim(Bool), Wrapped(I64)]), I64);
+        assert_eq!(rt(&[Dim(Bool), Wrapped(Bool)]), Bool);
+        assert_eq!(rt(&[Dim(F16), ZeroDim(F64)]), F16);
+        assert_eq!(rt(&[Dim(F16), Dim(BF16)]), F32);
+        assert_eq!(rt(&[Dim(F16), Wrapped(C64)]), ComplexHalf);
+        assert_eq!(rt(&[Dim(F16), ZeroDim(C128)]), ComplexHalf);
+        assert_eq!(rt(&[Dim(I32), Wrapped(C64)]), C64);
+        assert_eq!(rt(&[ZeroDim(I64), Wrapped(F32)]), F32);
+        assert_eq!(rt(&[ZeroDim(F64), Wrapped(F32)]), F64);
+        assert_eq!(rt(&[ZeroDim(I32), ZeroDim(I64)]), I64);
+    }
+
+    #[test]
+    fn casting() {
+        assert!(!can_cast(F32, I64));
+        assert!(can_cast(F32, F16));
+        assert!(!can_cast(I64, Bool));
+        assert!(can_cast(Bool, U8));
+        assert!(!can_cast(C64, F64));
+        assert!(can_cast(F32, Bool) == false);
+    }
+}

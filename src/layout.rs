@@ -1,0 +1,274 @@
+//! `Layout`: sizes, signed element strides and a storage offset — and every view operation as a
+//! pure function from one layout to a new one. No memory is touched here.
+
+use crate::error::{Error, Result};
+use crate::memory_format::{self as mf, MemoryFormat};
+use crate::shape::{self, fmt_shape, wrap_dim};
+
+/// Where a view's elements live in its storage, in elements.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Layout {
+    pub shape: Vec<usize>,
+    pub strides: Vec<isize>,
+    pub offset: isize,
+}
+
+/// One entry of a `__getitem__` key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexItem {
+    /// An integer: selects one position and drops the dim (negative counts from the end).
+    Int(i64),
+    /// A Python slice, numpy semantics (any non-zero step, negative included).
+    Slice { start: Option<i64>, stop: Option<i64>, step: Option<i64> },
+    /// `None`: a new size-1 dim.
+    NewAxis,
+    /// `...`: as many full slices as needed.
+    Ellipsis,
+}
+
+/// Python's `slice.indices(len)`: (start, step, length) of the selected positions.
+pub fn slice_indices(start: Option<i64>, stop: Option<i64>, step: Option<i64>, len: usize) -> Result<(i64, i64, usize)> {
+    let len = len as i64;
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        return Err(Error::value("slice step cannot be zero"));
+    }
+    let (lower, upper) = if step < 0 { (-1, len - 1) } else { (0, len) };
+    let clamp = |v: Option<i64>, default: i64| match v {
+        None => default,
+        Some(v) if v < 0 => (v + len).max(lower),
+        Some(v) => v.min(upper),
+    };
+    let start = clamp(start, if step < 0 { upper } else { lower });
+    let stop = clamp(stop, if step < 0 { lower } else { upper });
+    let count = if step < 0 {
+        if stop < start { (start - stop - 1) / (-step) + 1 } else { 0 }
+    } else if start < stop {
+        (stop - start - 1) / step + 1
+    } else {
+        0
+    };
+    Ok((start, step, count as usize))
+}
+
+impl Layout {
+    /// A contiguous layout of `shape` at offset 0.
+    pub fn contiguous(shape: &[usize]) -> Layout {
+        Layout { shape: shape.to_vec(), strides: mf::contiguous_strides(shape), offset: 0 }
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    pub fn is_contiguous(&self, format: MemoryFormat) -> Result<bool> {
+        mf::is_contiguous_as(&self.shape, &self.strides, format)
+    }
+    pub fn is_non_overlapping_and_dense(&self) -> bool {
+        mf::is_non_overlapping_and_dense(&self.shape, &self.strides)
+    }
+    pub fn suggest_memory_format(&self, exact_match: bool) -> MemoryFormat {
+        mf::suggest_memory_format(&self.shape, &self.strides, exact_match)
+    }
+
+    /// The elements (relative to the storage start) this layout reaches: `None` if empty.
+    pub fn element_span(&self) -> Option<(isize, isize)> {
+        crate::strides::offset_span(&self.shape, &self.strides).map(|(lo, hi)| (self.offset + lo, self.offset + hi))
+    }
+
+    /// `permute(*dims)`: dim i of the result is dim `dims[i]` of this layout.
+    pub fn permute(&self, dims: &[i64]) -> Result<Layout> {
+        let n = self.ndim();
+        if dims.len() != n {
+            return Err(Error::value(format!(
+                "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to len(dims) = {}",
+                dims.len()
+            )));
+        }
+        let mut seen = vec![false; n];
+        let mut out = Layout { shape: vec![0; n], strides: vec![0; n], offset: self.offset };
+        for (i, &d) in dims.iter().enumerate() {
+            let d = wrap_dim(d, n)?;
+            if std::mem::replace(&mut seen[d], true) {
+                return Err(Error::value("permute(): duplicate dims are not allowed."));
+            }
+            out.shape[i] = self.shape[d];
+            out.strides[i] = self.strides[d];
+        }
+        Ok(out)
+    }
+
+    /// `transpose(d0, d1)`: swaps two dims.
+    pub fn transpose(&self, d0: i64, d1: i64) -> Result<Layout> {
+        let n = self.ndim();
+        let (a, b) = (wrap_dim(d0, n)?, wrap_dim(d1, n)?);
+        let mut out = self.clone();
+        if n > 0 {
+            out.shape.swap(a, b);
+            out.strides.swap(a, b);
+        }
+        Ok(out)
+    }
+
+    /// `expand(*sizes)`: broadcast to `target` (`-1` keeps a size) with stride-0 dims.
+    /// `type_name` is torch's tensor type for the message ("torch.FloatTensor").
+    pub fn expand(&self, target: &[i64], type_name: &str) -> Result<Layout> {
+        let (shape, strides) = shape::expand_strides(&self.shape, &self.strides, target, type_name)?;
+        Ok(Layout { shape, strides, offset: self.offset })
+    }
+
+    /// `unsqueeze(d)`: a size-1 dim at `d`, strided as torch does (size·stride of the dim it
+    /// precedes, or 1 at the end).
+    pub fn unsqueeze(&self, dim: i64) -> Result<Layout> {
+        let d = wrap_dim(dim, self.ndim() + 1)?;
+        let stride = if d >= self.ndim() { 1 } else { self.shape[d] as isize * self.strides[d] };
+        let mut out = self.clone();
+        out.shape.insert(d, 1);
+        out.strides.insert(d, stride);
+        Ok(out)
+    }
+
+    /// `squeeze(dims)`: drops the listed size-1 dims (others are left alone), or every size-1
+    /// dim when `dims` is `None`.
+    pub fn squeeze(&self, dims: Option<&[i64]>) -> Result<Layout> {
+        let n = self.ndim();
+        let mut drop = vec![false; n];
+        match dims {
+            None => (0..n).for_each(|d| drop[d] = self.shape[d] == 1),
+            Some(ds) => {
+                for &d in ds {
+                    let d = wrap_dim(d, n)?;
+                    if n > 0 && self.shape[d] == 1 {
+                        drop[d] = true;
+                    }
+                }
+            }
+        }
+        let kept: Vec<usize> = (0..n).filter(|&d| !drop[d]).collect();
+        Ok(Layout {
+            shape: kept.iter().map(|&d| self.shape[d]).collect(),
+            strides: kept.iter().map(|&d| self.strides[d]).collect(),
+            offset: self.offset,
+        })
+    }
+
+    /// `view(*shape)`: the same memory under a new shape (one `-1` inferred), where the strides
+    /// allow it without a copy.
+    pub fn view(&self, shape: &[i64]) -> Result<Layout> {
+        let new_shape = infer_view_shape(shape, self.numel())?;
+        let strides = crate::strides::view_strides(&self.shape, &self.strides, &new_shape).ok_or_else(|| {
+            Error::value(
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
+            )
+        })?;
+        Ok(Layout { shape: new_shape, strides, offset: self.offset })
+    }
+
+    /// `__getitem__` with ints, slices, `None` and one `...`.
+    pub fn index(&self, items: &[IndexItem]) -> Result<Layout> {
+        let ellipses = items.iter().filter(|i| **i == IndexItem::Ellipsis).count();
+        if ellipses > 1 {
+            return Err(Error::index("an index can only have a single ellipsis ('...')"));
+        }
+        let consumed = items.iter().filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. })).count();
+        if consumed > self.ndim() {
+            return Err(Error::index(format!("too many indices for tensor of dimension {}", self.ndim())));
+        }
+        let mut out = Layout { shape: vec![], strides: vec![], offset: self.offset };
+        let mut dim = 0usize;
+        for item in items {
+            match *item {
+                IndexItem::Int(i) => {
+                    let size = self.shape[dim] as i64;
+                    if i < -size || i >= size {
+                        return Err(Error::index(format!(
+                            "index {i} is out of bounds for dimension {dim} with size {size}"
+                        )));
+                    }
+                    let i = if i < 0 { i + size } else { i };
+                    out.offset += i as isize * self.strides[dim];
+                    dim += 1;
+                }
+                IndexItem::Slice { start, stop, step } => {
+                    let (first, step, count) = slice_indices(start, stop, step, self.shape[dim])?;
+                    // torch moves the offset to the clamped start even for an empty slice.
+                    if count > 0 || step > 0 {
+                        out.offset += first as isize * self.strides[dim];
+                    }
+                    out.shape.push(count);
+                    out.strides.push(self.strides[dim] * step as isize);
+                    dim += 1;
+                }
+                IndexItem::NewAxis => {
+                    let stride = if dim < self.ndim() { self.shape[dim] as isize * self.strides[dim] } else { 1 };
+                    out.shape.push(1);
+                    out.strides.push(stride);
+                }
+                IndexItem::Ellipsis => {
+                    let rest = self.ndim() - consumed;
+                    for _ in 0..rest {
+                        out.shape.push(self.shape[dim]);
+                        out.strides.push(self.strides[dim]);
+                        dim += 1;
+                    }
+                }
+            }
+        }
+        out.shape.extend_from_slice(&self.shape[dim..]);
+        out.strides.extend_from_slice(&self.strides[dim..]);
+        Ok(out)
+    }
+}
+
+/// Resolves a `view`/`reshape` shape with at most one `-1` against `numel`, with torch's texts.
+pub fn infer_view_shape(shape: &[i64], numel: usize) -> Result<Vec<usize>> {
+    let mut inferred = None;
+    let mut known: usize = 1;
+    for (i, &s) in shape.iter().enumerate() {
+        if s == -1 {
+            if inferred.replace(i).is_some() {
+                return Err(Error::value("only one dimension can be inferred"));
+            }
+        } else if s < 0 {
+            return Err(Error::value(format!("invalid shape dimension {s}")));
+        } else {
+            known = known.saturating_mul(s as usize);
+        }
+    }
+    let invalid = || Error::value(format!("shape '{}' is invalid for input of size {numel}", fmt_shape(shape)));
+    let mut out: Vec<usize> = shape.iter().map(|&s| s.max(0) as usize).collect();
+    match inferred {
+        Some(i) => {
+            if known == 0 || numel % known != 0 {
+                return Err(invalid());
+            }
+            out[i] = numel / known;
+        }
+        None if known != numel => return Err(invalid()),
+        None => {}
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_match_python() {
+        assert_eq!(slice_indices(None, None, Some(-1), 5).unwrap(), (4, -1, 5));
+        assert_eq!(slice_indices(Some(1), None, Some(2), 5).unwrap(), (1, 2, 2));
+        assert_eq!(slice_indices(Some(10), Some(2), None, 5).unwrap(), (5, 1, 0));
+        assert_eq!(slice_indices(Some(-2), Some(-10), Some(-1), 5).unwrap(), (3, -1, 4));
+    }
+
+    #[test]
+    fn getitem() {
+        let l = Layout::contiguous(&[3, 4]);
+        let v = l.index(&[IndexItem::Slice { start: None, stop: None, step: Some(-1) }, IndexItem::Int(1)]).unwrap();
+        assert_eq!((v.shape, v.strides, v.offset), (vec![3], vec![-4], 9));
+    }
+}

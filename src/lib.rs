@@ -1,0 +1,26 @@
+//! ferroiter: PyTorch's CPU TensorIterator rebuilt in Rust.
+//!
+//! The core is pure Rust (no Python): dtypes and torch's type rules ([`dtype`]), memory formats
+//! and contiguity predicates ([`memory_format`]), broadcasting ([`shape`]), view layouts
+//! ([`layout`]), and arrays over shared storages ([`array`], [`storage`]). The optional
+//! `python` feature adds the PyO3 binding in [`py`].
+
+pub mod array;
+pub mod dtype;
+pub mod error;
+pub mod layout;
+pub mod memory_format;
+pub mod scalar;
+pub mod shape;
+pub mod storage;
+pub mod strides;
+
+#[cfg(feature = "python")]
+mod py;
+
+pub use array::Array;
+pub use dtype::DType;
+pub use error::{Error, Result};
+pub use layout::{IndexItem, Layout};
+pub use memory_format::MemoryFormat;
+pub use scalar::Scalar;

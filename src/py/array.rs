@@ -1,0 +1,230 @@
+//! `ferroiter.Array`: the Python face of a core `Array`. Every method converts its arguments,
+//! calls the core and wraps the result.
+
+use super::convert::{dtype_to_numpy, index_key, int_args, scalar_to_py};
+use super::numpy_bridge;
+use super::PyMemoryFormat;
+use crate::{Array, Scalar};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+/// A strided array with torch's layout semantics (sizes and strides in elements).
+#[pyclass(name = "Array", module = "ferroiter", frozen)]
+pub struct PyArray {
+    pub inner: Array,
+}
+
+impl From<Array> for PyArray {
+    fn from(inner: Array) -> Self {
+        PyArray { inner }
+    }
+}
+
+/// Nested Python lists of `values` in row-major order over `shape`.
+fn nested_list<'py>(py: Python<'py>, shape: &[usize], values: &[Scalar]) -> PyResult<Bound<'py, PyAny>> {
+    match shape.split_first() {
+        None => scalar_to_py(py, values[0]),
+        Some((&n, rest)) => {
+            let inner: usize = rest.iter().product();
+            let items = (0..n)
+                .map(|i| nested_list(py, rest, &values[i * inner..(i + 1) * inner]))
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(PyList::new(py, items)?.into_any())
+        }
+    }
+}
+
+#[pymethods]
+impl PyArray {
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.inner.shape())
+    }
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.inner.ndim()
+    }
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(dtype_to_numpy(py, self.inner.dtype())?.into_any())
+    }
+    #[getter]
+    fn itemsize(&self) -> usize {
+        self.inner.itemsize()
+    }
+    fn numel(&self) -> usize {
+        self.inner.numel()
+    }
+    fn __len__(&self) -> PyResult<usize> {
+        self.inner
+            .shape()
+            .first()
+            .copied()
+            .ok_or_else(|| pyo3::exceptions::PyTypeError::new_err("len() of a 0-d array"))
+    }
+    /// Element strides, like torch: all of them, or one dim's.
+    #[pyo3(signature = (dim=None))]
+    fn stride<'py>(&self, py: Python<'py>, dim: Option<i64>) -> PyResult<Bound<'py, PyAny>> {
+        match dim {
+            None => Ok(PyTuple::new(py, self.inner.strides())?.into_any()),
+            Some(d) => {
+                let d = crate::shape::wrap_dim(d, self.inner.ndim())?;
+                Ok(self.inner.strides().get(d).copied().unwrap_or(1).into_pyobject(py)?.into_any())
+            }
+        }
+    }
+    /// Byte strides, like numpy.
+    #[getter]
+    fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let item = self.inner.itemsize() as isize;
+        PyTuple::new(py, self.inner.strides().iter().map(|s| s * item))
+    }
+    fn storage_offset(&self) -> isize {
+        self.inner.storage_offset()
+    }
+    fn data_ptr(&self) -> usize {
+        self.inner.data_ptr()
+    }
+    #[getter]
+    fn is_readonly(&self) -> bool {
+        self.inner.is_readonly()
+    }
+
+    // ---- predicates ----
+
+    #[pyo3(signature = (memory_format=PyMemoryFormat::contiguous_format))]
+    fn is_contiguous(&self, memory_format: PyMemoryFormat) -> PyResult<bool> {
+        Ok(self.inner.layout().is_contiguous(memory_format.into())?)
+    }
+    fn is_non_overlapping_and_dense(&self) -> bool {
+        self.inner.layout().is_non_overlapping_and_dense()
+    }
+    #[pyo3(signature = (exact_match=false))]
+    fn suggest_memory_format(&self, exact_match: bool) -> PyMemoryFormat {
+        self.inner.layout().suggest_memory_format(exact_match).into()
+    }
+    #[getter]
+    fn memory_format(&self) -> PyMemoryFormat {
+        self.inner.layout().suggest_memory_format(false).into()
+    }
+
+    // ---- views ----
+
+    #[pyo3(signature = (*dims))]
+    fn permute(&self, dims: &Bound<'_, PyTuple>) -> PyResult<PyArray> {
+        Ok(self.inner.permute(&int_args(dims)?)?.into())
+    }
+    fn transpose(&self, dim0: i64, dim1: i64) -> PyResult<PyArray> {
+        Ok(self.inner.transpose(dim0, dim1)?.into())
+    }
+    /// `a.T`: all dims reversed (numpy's meaning).
+    #[getter(T)]
+    fn t_all(&self) -> PyResult<PyArray> {
+        let dims: Vec<i64> = (0..self.inner.ndim() as i64).rev().collect();
+        Ok(self.inner.permute(&dims)?.into())
+    }
+    #[pyo3(signature = (*sizes))]
+    fn expand(&self, sizes: &Bound<'_, PyTuple>) -> PyResult<PyArray> {
+        Ok(self.inner.expand(&int_args(sizes)?)?.into())
+    }
+    #[pyo3(signature = (size, stride, storage_offset=None))]
+    fn as_strided(&self, size: Vec<i64>, stride: Vec<isize>, storage_offset: Option<isize>) -> PyResult<PyArray> {
+        let size = crate::shape::check_sizes(&size)?;
+        Ok(self.inner.as_strided(&size, &stride, storage_offset)?.into())
+    }
+    fn unsqueeze(&self, dim: i64) -> PyResult<PyArray> {
+        Ok(self.inner.unsqueeze(dim)?.into())
+    }
+    #[pyo3(signature = (dim=None))]
+    fn squeeze(&self, dim: Option<&Bound<'_, PyAny>>) -> PyResult<PyArray> {
+        let dims: Option<Vec<i64>> = match dim {
+            None => None,
+            Some(d) if d.is_none() => None,
+            Some(d) => Some(match d.extract::<i64>() {
+                Ok(one) => vec![one],
+                Err(_) => d.extract()?,
+            }),
+        };
+        Ok(self.inner.squeeze(dims.as_deref())?.into())
+    }
+    #[pyo3(signature = (*shape))]
+    fn view(&self, shape: &Bound<'_, PyTuple>) -> PyResult<PyArray> {
+        Ok(self.inner.view(&int_args(shape)?)?.into())
+    }
+    fn broadcast_to(&self, shape: Vec<i64>) -> PyResult<PyArray> {
+        let shape = crate::shape::check_sizes(&shape)?;
+        Ok(self.inner.broadcast_to(&shape)?.into())
+    }
+    fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<PyArray> {
+        Ok(self.inner.index(&index_key(key)?)?.into())
+    }
+
+    // ---- interop ----
+
+    /// A zero-copy numpy view sharing this array's memory.
+    fn numpy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        numpy_bridge::to_numpy(slf)
+    }
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__<'py>(
+        slf: &Bound<'py, Self>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let view = numpy_bridge::to_numpy(slf)?;
+        let wants_cast = dtype.is_some_and(|d| !d.is_none());
+        if wants_cast || copy == Some(true) {
+            let np = slf.py().import("numpy")?;
+            let kwargs = pyo3::types::PyDict::new(slf.py());
+            kwargs.set_item("dtype", dtype)?;
+            kwargs.set_item("copy", copy)?;
+            return np.getattr("asarray")?.call((view,), Some(&kwargs));
+        }
+        Ok(view)
+    }
+    #[pyo3(signature = (**kwargs))]
+    fn __dlpack__<'py>(
+        slf: &Bound<'py, Self>,
+        kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        numpy_bridge::to_numpy(slf)?.call_method("__dlpack__", (), kwargs)
+    }
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        (1, 0) // kDLCPU, device 0
+    }
+    fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let values = self.inner.to_scalars()?;
+        if values.is_empty() {
+            let rest: Vec<usize> = self.inner.shape().to_vec();
+            return empty_nested(py, &rest);
+        }
+        nested_list(py, self.inner.shape(), &values)
+    }
+    fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        scalar_to_py(py, self.inner.item()?)
+    }
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let a = &slf.get().inner;
+        let values = match numpy_bridge::to_numpy(slf) {
+            Ok(nd) => nd.repr()?.to_string(),
+            Err(_) => "...".to_string(),
+        };
+        Ok(format!(
+            "ferroiter.Array({values}, shape={:?}, stride={:?}, dtype={})",
+            a.shape(),
+            a.strides(),
+            a.dtype()
+        ))
+    }
+}
+
+/// `tolist()` of an empty array: nested empty lists down to the first zero-size dim.
+fn empty_nested<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    match shape.split_first() {
+        Some((&n, rest)) if n > 0 => {
+            let items = (0..n).map(|_| empty_nested(py, rest)).collect::<PyResult<Vec<_>>>()?;
+            Ok(PyList::new(py, items)?.into_any())
+        }
+        _ => Ok(PyList::empty(py).into_any()),
+    }
+}

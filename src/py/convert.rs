@@ -1,0 +1,164 @@
+//! Argument conversion between Python objects and core values: dtypes (anything
+//! `numpy.dtype()` takes, plus torch dtypes by name), Python scalars, shapes given as varargs or
+//! one sequence, and `__getitem__` keys.
+
+use crate::error::Error;
+use crate::{DType, IndexItem, Scalar};
+use numpy::PyArrayDescr;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyComplex, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
+
+/// Parses a user's dtype: ferroiter names first (cheap), then anything `numpy.dtype()` accepts,
+/// then torch dtypes (`torch.float32`) by their printed name.
+pub fn dtype_from_py(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        if let Ok(d) = DType::from_name(s.to_str()?) {
+            return Ok(d);
+        }
+    }
+    let np = obj.py().import("numpy")?;
+    if let Ok(descr) = np.getattr("dtype")?.call1((obj,)) {
+        let name: String = descr.getattr("name")?.extract()?;
+        return Ok(DType::from_name(&name)?);
+    }
+    let printed = obj.str()?.to_string();
+    if let Some(name) = printed.strip_prefix("torch.") {
+        return Ok(DType::from_name(name)?);
+    }
+    Err(Error::type_(format!("cannot interpret {printed} as a dtype")).into())
+}
+
+/// The numpy descriptor of a dtype (bfloat16 comes from `ml_dtypes`), cached per dtype.
+pub fn dtype_to_numpy<'py>(py: Python<'py>, dtype: DType) -> PyResult<Bound<'py, PyArrayDescr>> {
+    static CACHE: PyOnceLock<Vec<Option<Py<PyArrayDescr>>>> = PyOnceLock::new();
+    let cache = CACHE.get_or_try_init(py, || -> PyResult<_> {
+        let np_dtype = py.import("numpy")?.getattr("dtype")?;
+        let mut out = Vec::new();
+        for d in DType::ALL {
+            let descr = match d {
+                DType::BF16 => py
+                    .import("ml_dtypes")
+                    .and_then(|m| m.getattr("bfloat16"))
+                    .and_then(|t| np_dtype.call1((t,)))
+                    .ok(),
+                DType::ComplexHalf => None,
+                other => Some(np_dtype.call1((other.name(),))?),
+            };
+            out.push(descr.map(|x| x.cast_into::<PyArrayDescr>()).transpose()?.map(Bound::unbind));
+        }
+        Ok(out)
+    })?;
+    let index = DType::ALL.iter().position(|&d| d == dtype).unwrap_or(0);
+    match &cache[index] {
+        Some(descr) => Ok(descr.bind(py).clone()),
+        None if dtype == DType::BF16 => Err(Error::type_(
+            "numpy has no bfloat16 dtype; install ml_dtypes (pip install ml_dtypes) to see bfloat16 arrays in numpy",
+        )
+        .into()),
+        None => Err(Error::type_(format!("numpy cannot represent dtype {dtype}")).into()),
+    }
+}
+
+/// A Python bool, int, float or complex (or a 0-d numpy value) as a core scalar.
+pub fn scalar_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(Scalar::Bool(obj.extract()?));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return obj
+            .extract::<i64>()
+            .map(Scalar::Int)
+            .map_err(|_| Error::value(format!("value cannot be converted to type int64 without overflow: {obj}")).into());
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return Ok(Scalar::Float(obj.extract()?));
+    }
+    if let Ok(c) = obj.cast::<PyComplex>() {
+        return Ok(Scalar::Complex(c.real(), c.imag()));
+    }
+    // numpy scalars and other number-likes: by what they convert to.
+    if let Ok(b) = obj.extract::<bool>() {
+        if obj.getattr("dtype").and_then(|d| d.getattr("kind")).is_ok_and(|k| k.to_string() == "b") {
+            return Ok(Scalar::Bool(b));
+        }
+    }
+    if obj.hasattr("__index__")? {
+        return Ok(Scalar::Int(obj.call_method0("__index__")?.extract()?));
+    }
+    if obj.hasattr("__float__")? {
+        return Ok(Scalar::Float(obj.call_method0("__float__")?.extract()?));
+    }
+    Err(Error::type_(format!("expected a number, got {}", obj.get_type().name()?)).into())
+}
+
+/// A core scalar as the Python number of the same kind.
+pub fn scalar_to_py<'py>(py: Python<'py>, s: Scalar) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match s {
+        Scalar::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
+        Scalar::Int(i) => i.into_pyobject(py)?.into_any(),
+        Scalar::Float(f) => f.into_pyobject(py)?.into_any(),
+        Scalar::Complex(re, im) => PyComplex::from_doubles(py, re, im).into_any(),
+    })
+}
+
+/// Integers given either as varargs (`permute(1, 0)`) or as one sequence (`permute((1, 0))`).
+pub fn int_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
+    if args.len() == 1 {
+        let first = args.get_item(0)?;
+        if first.is_instance_of::<PyTuple>() || first.is_instance_of::<PyList>() {
+            return first.extract();
+        }
+    }
+    args.extract()
+}
+
+/// A shape: a sequence of non-negative ints, or one int.
+pub fn shape_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    if let Ok(n) = obj.extract::<i64>() {
+        return Ok(vec![n]);
+    }
+    obj.extract::<Vec<i64>>()
+        .map_err(|_| Error::type_(format!("expected a shape (a sequence of ints), got {}", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default())).into())
+}
+
+fn optional_int(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+    if obj.is_none() {
+        Ok(None)
+    } else {
+        Ok(Some(obj.call_method0("__index__")?.extract()?))
+    }
+}
+
+/// One entry of an index key.
+fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
+    if obj.is_none() {
+        return Ok(IndexItem::NewAxis);
+    }
+    if obj.is_instance_of::<PyEllipsis>() {
+        return Ok(IndexItem::Ellipsis);
+    }
+    if let Ok(s) = obj.cast::<PySlice>() {
+        return Ok(IndexItem::Slice {
+            start: optional_int(&s.getattr("start")?)?,
+            stop: optional_int(&s.getattr("stop")?)?,
+            step: optional_int(&s.getattr("step")?)?,
+        });
+    }
+    if !obj.is_instance_of::<PyBool>() && obj.hasattr("__index__")? {
+        return Ok(IndexItem::Int(obj.call_method0("__index__")?.extract()?));
+    }
+    Err(Error::index(format!(
+        "only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got {})",
+        obj.get_type().name()?
+    ))
+    .into())
+}
+
+/// A whole `__getitem__` key: one entry or a tuple of them.
+pub fn index_key(key: &Bound<'_, PyAny>) -> PyResult<Vec<IndexItem>> {
+    match key.cast::<PyTuple>() {
+        Ok(t) => t.iter().map(|item| index_item(&item)).collect(),
+        Err(_) => Ok(vec![index_item(key)?]),
+    }
+}

@@ -1,0 +1,214 @@
+//! Module-level functions: constructors, shape and type helpers.
+
+use super::convert::{dtype_from_py, dtype_to_numpy, scalar_from_py, shape_from_py};
+use super::numpy_bridge;
+use super::{PyArray, PyMemoryFormat};
+use crate::dtype::{self, Participant};
+use crate::shape::check_sizes;
+use crate::{Array, DType, Scalar};
+use numpy::PyUntypedArray;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+fn dtype_or(obj: Option<&Bound<'_, PyAny>>, default: DType) -> PyResult<DType> {
+    match obj {
+        Some(d) if !d.is_none() => dtype_from_py(d),
+        _ => Ok(default),
+    }
+}
+
+fn dtype_opt(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    match obj {
+        Some(d) if !d.is_none() => Ok(Some(dtype_from_py(d)?)),
+        _ => Ok(None),
+    }
+}
+
+fn sizes(shape: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    Ok(check_sizes(&shape_from_py(shape)?)?)
+}
+
+/// Zero-copy view of any numpy array.
+#[pyfunction]
+fn from_numpy(ndarray: &Bound<'_, PyAny>) -> PyResult<PyArray> {
+    let arr = ndarray.cast::<PyUntypedArray>().map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err(format!(
+            "from_numpy expects a numpy.ndarray, got {}",
+            ndarray.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })?;
+    Ok(numpy_bridge::from_numpy(arr)?.into())
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape, dtype=None, memory_format=PyMemoryFormat::contiguous_format))]
+fn empty(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, memory_format: PyMemoryFormat) -> PyResult<PyArray> {
+    Ok(Array::empty(&sizes(shape)?, dtype_or(dtype, dtype::DEFAULT_FLOAT)?, memory_format.into())?.into())
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape, dtype=None, memory_format=PyMemoryFormat::contiguous_format))]
+fn zeros(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, memory_format: PyMemoryFormat) -> PyResult<PyArray> {
+    empty(shape, dtype, memory_format)
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape, dtype=None, memory_format=PyMemoryFormat::contiguous_format))]
+fn ones(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, memory_format: PyMemoryFormat) -> PyResult<PyArray> {
+    let dtype = dtype_or(dtype, dtype::DEFAULT_FLOAT)?;
+    Ok(Array::full(&sizes(shape)?, Scalar::Int(1), dtype, memory_format.into())?.into())
+}
+
+/// `full(shape, value)`: the dtype defaults to the value's (bool, int64, float32, complex64).
+#[pyfunction]
+#[pyo3(signature = (shape, fill_value, dtype=None, memory_format=PyMemoryFormat::contiguous_format))]
+fn full(
+    shape: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    memory_format: PyMemoryFormat,
+) -> PyResult<PyArray> {
+    let value = scalar_from_py(fill_value)?;
+    let dtype = dtype_or(dtype, value.wrapped_dtype())?;
+    Ok(Array::full(&sizes(shape)?, value, dtype, memory_format.into())?.into())
+}
+
+/// `arange(start, stop=None, step=1)`: int64 when every bound is an int, else float32.
+#[pyfunction]
+#[pyo3(signature = (start, stop=None, step=None, dtype=None))]
+fn arange(
+    start: &Bound<'_, PyAny>,
+    stop: Option<&Bound<'_, PyAny>>,
+    step: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyArray> {
+    let first = scalar_from_py(start)?;
+    let (start, stop) = match stop.filter(|s| !s.is_none()) {
+        Some(s) => (first, scalar_from_py(s)?),
+        None => (Scalar::Int(0), first),
+    };
+    let step = match step.filter(|s| !s.is_none()) {
+        Some(s) => scalar_from_py(s)?,
+        None => Scalar::Int(1),
+    };
+    let all_int = [start, stop, step].iter().all(|s| matches!(s, Scalar::Int(_) | Scalar::Bool(_)));
+    let default = if all_int { DType::I64 } else { dtype::DEFAULT_FLOAT };
+    Ok(Array::arange(start, stop, step, dtype_or(dtype, default)?)?.into())
+}
+
+#[pyfunction]
+#[pyo3(signature = (shape, stride, dtype=None))]
+fn empty_strided(shape: &Bound<'_, PyAny>, stride: Vec<isize>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyArray> {
+    Ok(Array::empty_strided(&sizes(shape)?, &stride, dtype_or(dtype, dtype::DEFAULT_FLOAT)?)?.into())
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, dtype=None, memory_format=PyMemoryFormat::preserve_format))]
+fn empty_like(a: &PyArray, dtype: Option<&Bound<'_, PyAny>>, memory_format: PyMemoryFormat) -> PyResult<PyArray> {
+    Ok(a.inner.empty_like(dtype_opt(dtype)?, memory_format.into())?.into())
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, dtype=None, memory_format=PyMemoryFormat::preserve_format))]
+fn zeros_like(a: &PyArray, dtype: Option<&Bound<'_, PyAny>>, memory_format: PyMemoryFormat) -> PyResult<PyArray> {
+    empty_like(a, dtype, memory_format)
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, dtype=None, memory_format=PyMemoryFormat::preserve_format))]
+fn ones_like(a: &PyArray, dtype: Option<&Bound<'_, PyAny>>, memory_format: PyMemoryFormat) -> PyResult<PyArray> {
+    Ok(a.inner.full_like(Scalar::Int(1), dtype_opt(dtype)?, memory_format.into())?.into())
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, fill_value, dtype=None, memory_format=PyMemoryFormat::preserve_format))]
+fn full_like(
+    a: &PyArray,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    memory_format: PyMemoryFormat,
+) -> PyResult<PyArray> {
+    Ok(a.inner.full_like(scalar_from_py(fill_value)?, dtype_opt(dtype)?, memory_format.into())?.into())
+}
+
+/// `broadcast_shapes(*shapes)` → the broadcast shape as a tuple.
+#[pyfunction]
+#[pyo3(signature = (*shapes))]
+fn broadcast_shapes<'py>(py: Python<'py>, shapes: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyTuple>> {
+    let shapes: Vec<Vec<usize>> = shapes.iter().map(|s| sizes(&s)).collect::<PyResult<_>>()?;
+    PyTuple::new(py, crate::shape::broadcast_shapes(&shapes)?)
+}
+
+#[pyfunction]
+fn broadcast_to(a: &PyArray, shape: &Bound<'_, PyAny>) -> PyResult<PyArray> {
+    Ok(a.inner.broadcast_to(&sizes(shape)?)?.into())
+}
+
+#[pyfunction]
+#[pyo3(signature = (*arrays))]
+fn broadcast_tensors(arrays: Vec<PyRef<'_, PyArray>>) -> PyResult<Vec<PyArray>> {
+    let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.inner.shape()).collect();
+    let shape = crate::shape::broadcast_shapes(&shapes)?;
+    arrays.iter().map(|a| Ok(a.inner.broadcast_to(&shape)?.into())).collect()
+}
+
+/// How an operand of `result_type` takes part: arrays by their rank, Python numbers as wrapped
+/// scalars, numpy arrays like arrays.
+fn participant(obj: &Bound<'_, PyAny>) -> PyResult<Participant> {
+    let (dtype, ndim) = if let Ok(a) = obj.cast::<PyArray>() {
+        (a.get().inner.dtype(), a.get().inner.ndim())
+    } else if let Ok(nd) = obj.cast::<PyUntypedArray>() {
+        let a = numpy_bridge::from_numpy(nd)?;
+        (a.dtype(), a.ndim())
+    } else {
+        return Ok(Participant::Wrapped(scalar_from_py(obj)?.wrapped_dtype()));
+    };
+    Ok(if ndim == 0 { Participant::ZeroDim(dtype) } else { Participant::Dim(dtype) })
+}
+
+#[pyfunction]
+#[pyo3(signature = (*operands))]
+fn result_type<'py>(py: Python<'py>, operands: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+    let parts: Vec<Participant> = operands.iter().map(|o| participant(&o)).collect::<PyResult<_>>()?;
+    dtype_py(py, dtype::result_type(&parts)?)
+}
+
+/// A dtype for Python: numpy's, or the name for complex32 (which numpy lacks).
+fn dtype_py(py: Python<'_>, d: DType) -> PyResult<Bound<'_, PyAny>> {
+    match d {
+        DType::ComplexHalf => Ok(pyo3::types::PyString::new(py, d.name()).into_any()),
+        other => Ok(dtype_to_numpy(py, other)?.into_any()),
+    }
+}
+
+#[pyfunction]
+fn promote_types<'py>(py: Python<'py>, type1: &Bound<'py, PyAny>, type2: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    dtype_py(py, dtype::promote_types(dtype_from_py(type1)?, dtype_from_py(type2)?))
+}
+
+#[pyfunction]
+#[pyo3(name = "can_cast")]
+fn can_cast_py(from_: &Bound<'_, PyAny>, to: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(dtype::can_cast(dtype_from_py(from_)?, dtype_from_py(to)?))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(empty, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros, m)?)?;
+    m.add_function(wrap_pyfunction!(ones, m)?)?;
+    m.add_function(wrap_pyfunction!(full, m)?)?;
+    m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(empty_strided, m)?)?;
+    m.add_function(wrap_pyfunction!(empty_like, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros_like, m)?)?;
+    m.add_function(wrap_pyfunction!(ones_like, m)?)?;
+    m.add_function(wrap_pyfunction!(full_like, m)?)?;
+    m.add_function(wrap_pyfunction!(broadcast_shapes, m)?)?;
+    m.add_function(wrap_pyfunction!(broadcast_to, m)?)?;
+    m.add_function(wrap_pyfunction!(broadcast_tensors, m)?)?;
+    m.add_function(wrap_pyfunction!(result_type, m)?)?;
+    m.add_function(wrap_pyfunction!(promote_types, m)?)?;
+    m.add_function(wrap_pyfunction!(can_cast_py, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,76 @@
+//! The PyO3 layer: converts arguments, calls the core, converts results. No layout logic lives
+//! here; each core `Error` kind maps to one Python exception class.
+
+mod array;
+mod convert;
+mod functions;
+mod numpy_bridge;
+
+pub use array::PyArray;
+
+use crate::error::Error;
+use crate::MemoryFormat;
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+impl From<Error> for PyErr {
+    fn from(err: Error) -> PyErr {
+        match err {
+            Error::Value(m) => PyValueError::new_err(m),
+            Error::Type(m) => PyTypeError::new_err(m),
+            Error::Index(m) => PyIndexError::new_err(m),
+        }
+    }
+}
+
+/// `ferroiter.MemoryFormat`: how a 4-D/5-D array orders its dims in memory.
+#[pyclass(name = "MemoryFormat", module = "ferroiter", eq, frozen, hash, from_py_object)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(non_camel_case_types)]
+pub enum PyMemoryFormat {
+    contiguous_format,
+    channels_last,
+    channels_last_3d,
+    preserve_format,
+}
+
+#[pymethods]
+impl PyMemoryFormat {
+    fn __repr__(&self) -> String {
+        format!("ferroiter.{}", MemoryFormat::from(*self).name())
+    }
+}
+
+impl From<PyMemoryFormat> for MemoryFormat {
+    fn from(f: PyMemoryFormat) -> Self {
+        match f {
+            PyMemoryFormat::contiguous_format => MemoryFormat::Contiguous,
+            PyMemoryFormat::channels_last => MemoryFormat::ChannelsLast,
+            PyMemoryFormat::channels_last_3d => MemoryFormat::ChannelsLast3d,
+            PyMemoryFormat::preserve_format => MemoryFormat::Preserve,
+        }
+    }
+}
+
+impl From<MemoryFormat> for PyMemoryFormat {
+    fn from(f: MemoryFormat) -> Self {
+        match f {
+            MemoryFormat::Contiguous => PyMemoryFormat::contiguous_format,
+            MemoryFormat::ChannelsLast => PyMemoryFormat::channels_last,
+            MemoryFormat::ChannelsLast3d => PyMemoryFormat::channels_last_3d,
+            MemoryFormat::Preserve => PyMemoryFormat::preserve_format,
+        }
+    }
+}
+
+#[pymodule]
+fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyArray>()?;
+    m.add_class::<PyMemoryFormat>()?;
+    m.add("contiguous_format", PyMemoryFormat::contiguous_format)?;
+    m.add("channels_last", PyMemoryFormat::channels_last)?;
+    m.add("channels_last_3d", PyMemoryFormat::channels_last_3d)?;
+    m.add("preserve_format", PyMemoryFormat::preserve_format)?;
+    functions::register(m)?;
+    Ok(())
+}
