@@ -7,6 +7,8 @@ strides of new arrays. Sizes and strides are in elements unless a name says byte
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as _np
 
 from . import _ferroiter
@@ -35,6 +37,9 @@ from ._ferroiter import (
     zeros,
     zeros_like,
 )
+
+if TYPE_CHECKING:
+    from ._ferroiter import _DTypeArg
 
 __all__ = [
     "Array",
@@ -72,12 +77,12 @@ GRAIN_SIZE = 32768
 _DEFAULT_FOR_NUMPY = {_np.dtype("float64"): "float32", _np.dtype("complex128"): "complex64"}
 
 
-def _dtype_name(dtype: object) -> str:
+def _dtype_name(dtype: _DTypeArg) -> str:
     """A dtype argument as numpy's name (via a 0-element array, so every spelling works)."""
     return str(empty((0,), dtype=dtype).dtype)
 
 
-def asarray(obj: object, dtype: object = None) -> Array:
+def asarray(obj: object, dtype: _DTypeArg | None = None) -> Array:
     """An Array from an Array, a numpy array, a DLPack producer, nested lists or a scalar.
 
     Shares memory where it can (numpy arrays, DLPack producers, Arrays of the wanted dtype);
