@@ -19,7 +19,11 @@ pub enum IndexItem {
     /// An integer: selects one position and drops the dim (negative counts from the end).
     Int(i64),
     /// A Python slice, numpy semantics (any non-zero step, negative included).
-    Slice { start: Option<i64>, stop: Option<i64>, step: Option<i64> },
+    Slice {
+        start: Option<i64>,
+        stop: Option<i64>,
+        step: Option<i64>,
+    },
     /// `None`: a new size-1 dim.
     NewAxis,
     /// `...`: as many full slices as needed.
@@ -27,7 +31,12 @@ pub enum IndexItem {
 }
 
 /// Python's `slice.indices(len)`: (start, step, length) of the selected positions.
-pub fn slice_indices(start: Option<i64>, stop: Option<i64>, step: Option<i64>, len: usize) -> Result<(i64, i64, usize)> {
+pub fn slice_indices(
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: Option<i64>,
+    len: usize,
+) -> Result<(i64, i64, usize)> {
     let len = len as i64;
     let step = step.unwrap_or(1);
     if step == 0 {
@@ -42,7 +51,11 @@ pub fn slice_indices(start: Option<i64>, stop: Option<i64>, step: Option<i64>, l
     let start = clamp(start, if step < 0 { upper } else { lower });
     let stop = clamp(stop, if step < 0 { lower } else { upper });
     let count = if step < 0 {
-        if stop < start { (start - stop - 1) / (-step) + 1 } else { 0 }
+        if stop < start {
+            (start - stop - 1) / (-step) + 1
+        } else {
+            0
+        }
     } else if start < stop {
         (stop - start - 1) / step + 1
     } else {
@@ -54,7 +67,11 @@ pub fn slice_indices(start: Option<i64>, stop: Option<i64>, step: Option<i64>, l
 impl Layout {
     /// A contiguous layout of `shape` at offset 0.
     pub fn contiguous(shape: &[usize]) -> Layout {
-        Layout { shape: shape.to_vec(), strides: mf::contiguous_strides(shape), offset: 0 }
+        Layout {
+            shape: shape.to_vec(),
+            strides: mf::contiguous_strides(shape),
+            offset: 0,
+        }
     }
 
     pub fn ndim(&self) -> usize {
@@ -76,7 +93,8 @@ impl Layout {
 
     /// The elements (relative to the storage start) this layout reaches: `None` if empty.
     pub fn element_span(&self) -> Option<(isize, isize)> {
-        crate::strides::offset_span(&self.shape, &self.strides).map(|(lo, hi)| (self.offset + lo, self.offset + hi))
+        crate::strides::offset_span(&self.shape, &self.strides)
+            .map(|(lo, hi)| (self.offset + lo, self.offset + hi))
     }
 
     /// `permute(*dims)`: dim i of the result is dim `dims[i]` of this layout.
@@ -89,7 +107,11 @@ impl Layout {
             )));
         }
         let mut seen = vec![false; n];
-        let mut out = Layout { shape: vec![0; n], strides: vec![0; n], offset: self.offset };
+        let mut out = Layout {
+            shape: vec![0; n],
+            strides: vec![0; n],
+            offset: self.offset,
+        };
         for (i, &d) in dims.iter().enumerate() {
             let d = wrap_dim(d, n)?;
             if std::mem::replace(&mut seen[d], true) {
@@ -116,15 +138,24 @@ impl Layout {
     /// `expand(*sizes)`: broadcast to `target` (`-1` keeps a size) with stride-0 dims.
     /// `type_name` is torch's tensor type for the message ("torch.FloatTensor").
     pub fn expand(&self, target: &[i64], type_name: &str) -> Result<Layout> {
-        let (shape, strides) = shape::expand_strides(&self.shape, &self.strides, target, type_name)?;
-        Ok(Layout { shape, strides, offset: self.offset })
+        let (shape, strides) =
+            shape::expand_strides(&self.shape, &self.strides, target, type_name)?;
+        Ok(Layout {
+            shape,
+            strides,
+            offset: self.offset,
+        })
     }
 
     /// `unsqueeze(d)`: a size-1 dim at `d`, strided as torch does (size·stride of the dim it
     /// precedes, or 1 at the end).
     pub fn unsqueeze(&self, dim: i64) -> Result<Layout> {
         let d = wrap_dim(dim, self.ndim() + 1)?;
-        let stride = if d >= self.ndim() { 1 } else { self.shape[d] as isize * self.strides[d] };
+        let stride = if d >= self.ndim() {
+            1
+        } else {
+            self.shape[d] as isize * self.strides[d]
+        };
         let mut out = self.clone();
         out.shape.insert(d, 1);
         out.strides.insert(d, stride);
@@ -139,8 +170,14 @@ impl Layout {
         match dims {
             None => (0..n).for_each(|d| drop[d] = self.shape[d] == 1),
             Some(ds) => {
+                let mut seen = vec![false; n.max(1)];
                 for &d in ds {
                     let d = wrap_dim(d, n)?;
+                    if std::mem::replace(&mut seen[d], true) {
+                        return Err(Error::value(format!(
+                            "dim {d} appears multiple times in the list of dims"
+                        )));
+                    }
                     if n > 0 && self.shape[d] == 1 {
                         drop[d] = true;
                     }
@@ -164,66 +201,123 @@ impl Layout {
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
             )
         })?;
-        Ok(Layout { shape: new_shape, strides, offset: self.offset })
+        Ok(Layout {
+            shape: new_shape,
+            strides,
+            offset: self.offset,
+        })
     }
 
-    /// `__getitem__` with ints, slices, `None` and one `...`.
+    /// `__getitem__` with a tuple key of ints, slices, `None` and `...`, entry by entry as torch
+    /// applies them: an int selects (the dim goes away), a slice narrows, `None` inserts a size-1
+    /// dim, and *every* `...` skips the dims that the ints and slices leave over (torch accepts
+    /// several). Slices follow numpy, so negative steps work (torch refuses them).
     pub fn index(&self, items: &[IndexItem]) -> Result<Layout> {
-        let ellipses = items.iter().filter(|i| **i == IndexItem::Ellipsis).count();
-        if ellipses > 1 {
-            return Err(Error::index("an index can only have a single ellipsis ('...')"));
+        let n = self.ndim();
+        let specified = items
+            .iter()
+            .filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. }))
+            .count();
+        if specified > n {
+            return Err(Error::index(format!(
+                "too many indices for tensor of dimension {n}"
+            )));
         }
-        let consumed = items.iter().filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. })).count();
-        if consumed > self.ndim() {
-            return Err(Error::index(format!("too many indices for tensor of dimension {}", self.ndim())));
-        }
-        let mut out = Layout { shape: vec![], strides: vec![], offset: self.offset };
-        let mut dim = 0usize;
-        for item in items {
+        let mut out = self.clone();
+        let mut dim = 0usize; // the dim of `out` that the next entry applies to
+        for (position, item) in items.iter().enumerate() {
             match *item {
-                IndexItem::Int(i) => {
-                    let size = self.shape[dim] as i64;
-                    if i < -size || i >= size {
-                        return Err(Error::index(format!(
-                            "index {i} is out of bounds for dimension {dim} with size {size}"
-                        )));
-                    }
-                    let i = if i < 0 { i + size } else { i };
-                    out.offset += i as isize * self.strides[dim];
-                    dim += 1;
-                }
+                IndexItem::Int(i) => out = out.select(dim, i, position)?,
+                // torch skips a bare `:` without looking at the dim at all
+                IndexItem::Slice {
+                    start: None,
+                    stop: None,
+                    step: None,
+                } => dim += 1,
                 IndexItem::Slice { start, stop, step } => {
-                    let (first, step, count) = slice_indices(start, stop, step, self.shape[dim])?;
-                    // torch moves the offset to the clamped start even for an empty slice.
-                    if count > 0 || step > 0 {
-                        out.offset += first as isize * self.strides[dim];
-                    }
-                    out.shape.push(count);
-                    out.strides.push(self.strides[dim] * step as isize);
+                    out = out.slice(dim, start, stop, step)?;
                     dim += 1;
                 }
                 IndexItem::NewAxis => {
-                    let stride = if dim < self.ndim() { self.shape[dim] as isize * self.strides[dim] } else { 1 };
-                    out.shape.push(1);
-                    out.strides.push(stride);
+                    out = out.unsqueeze(dim as i64)?;
+                    dim += 1;
                 }
-                IndexItem::Ellipsis => {
-                    let rest = self.ndim() - consumed;
-                    for _ in 0..rest {
-                        out.shape.push(self.shape[dim]);
-                        out.strides.push(self.strides[dim]);
-                        dim += 1;
-                    }
-                }
+                IndexItem::Ellipsis => dim += n - specified,
             }
         }
-        out.shape.extend_from_slice(&self.shape[dim..]);
-        out.strides.extend_from_slice(&self.strides[dim..]);
+        Ok(out)
+    }
+
+    /// `__getitem__` with a single entry that is not in a tuple (`x[0]`, `x[1:]`). It differs from
+    /// `index(&[item])` only on 0-d arrays, where torch gives its dedicated messages.
+    pub fn index_bare(&self, item: IndexItem) -> Result<Layout> {
+        if self.ndim() == 0 {
+            match item {
+                IndexItem::Int(i) => return self.select(0, i, 0),
+                IndexItem::Slice { .. } => {
+                    return Err(Error::index("slice() cannot be applied to a 0-dim tensor."))
+                }
+                _ => {}
+            }
+        }
+        self.index(&[item])
+    }
+
+    /// One int entry of a key: drops `dim` at position `i`. `position` is the entry's place in the
+    /// key, which is what torch names in its message. Past the last dim (possible after several
+    /// `...`) torch reads a size of 0.
+    fn select(&self, dim: usize, i: i64, position: usize) -> Result<Layout> {
+        let n = self.ndim();
+        if i == 0 && dim == 0 && n == 0 {
+            return Err(Error::index(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number",
+            ));
+        }
+        let size = if dim < n { self.shape[dim] as i64 } else { 0 };
+        if i < -size || i >= size {
+            return Err(Error::index(format!(
+                "index {i} is out of bounds for dimension {position} with size {size}"
+            )));
+        }
+        let i = if i < 0 { i + size } else { i };
+        let mut out = self.clone();
+        out.offset += i as isize * self.strides[dim];
+        out.shape.remove(dim);
+        out.strides.remove(dim);
+        Ok(out)
+    }
+
+    /// One slice entry of a key, applied to `dim` (numpy's rules for the positions).
+    fn slice(
+        &self,
+        dim: usize,
+        start: Option<i64>,
+        stop: Option<i64>,
+        step: Option<i64>,
+    ) -> Result<Layout> {
+        if dim >= self.ndim() {
+            // torch reads a size of 0 past the last dim: a slice `0:0` (step 1) is then the whole
+            // dim and is skipped; any other slice fails on the dim.
+            let whole = start.unwrap_or(0) == 0 && stop == Some(0) && step.unwrap_or(1) == 1;
+            if whole {
+                return Ok(self.clone());
+            }
+            wrap_dim(dim as i64, self.ndim())?;
+        }
+        let (first, step, count) = slice_indices(start, stop, step, self.shape[dim])?;
+        let mut out = self.clone();
+        // torch moves the offset to the clamped start even for an empty slice.
+        if count > 0 || step > 0 {
+            out.offset += first as isize * self.strides[dim];
+        }
+        out.shape[dim] = count;
+        out.strides[dim] = self.strides[dim] * step as isize;
         Ok(out)
     }
 }
 
-/// Resolves a `view`/`reshape` shape with at most one `-1` against `numel`, with torch's texts.
+/// Resolves a `view`/`reshape` shape with at most one `-1` against `numel`, with torch's texts
+/// (torch's `infer_size`).
 pub fn infer_view_shape(shape: &[i64], numel: usize) -> Result<Vec<usize>> {
     let mut inferred = None;
     let mut known: usize = 1;
@@ -233,22 +327,30 @@ pub fn infer_view_shape(shape: &[i64], numel: usize) -> Result<Vec<usize>> {
                 return Err(Error::value("only one dimension can be inferred"));
             }
         } else if s < 0 {
-            return Err(Error::value(format!("invalid shape dimension {s}")));
+            return Err(Error::value(format!(
+                "invalid shape dimension {s} at index {i} of shape {}",
+                fmt_shape(shape)
+            )));
         } else {
             known = known.saturating_mul(s as usize);
         }
     }
-    let invalid = || Error::value(format!("shape '{}' is invalid for input of size {numel}", fmt_shape(shape)));
     let mut out: Vec<usize> = shape.iter().map(|&s| s.max(0) as usize).collect();
-    match inferred {
-        Some(i) => {
-            if known == 0 || numel % known != 0 {
-                return Err(invalid());
-            }
-            out[i] = numel / known;
+    let fits = numel == known || (inferred.is_some() && known > 0 && numel % known == 0);
+    if !fits {
+        return Err(Error::value(format!(
+            "shape '{}' is invalid for input of size {numel}",
+            fmt_shape(shape)
+        )));
+    }
+    if let Some(i) = inferred {
+        if known == 0 {
+            return Err(Error::value(format!(
+                "cannot reshape tensor of 0 elements into shape {} because the unspecified dimension size -1 can be any value and is ambiguous",
+                fmt_shape(shape)
+            )));
         }
-        None if known != numel => return Err(invalid()),
-        None => {}
+        out[i] = numel / known;
     }
     Ok(out)
 }
@@ -261,14 +363,29 @@ mod tests {
     fn slices_match_python() {
         assert_eq!(slice_indices(None, None, Some(-1), 5).unwrap(), (4, -1, 5));
         assert_eq!(slice_indices(Some(1), None, Some(2), 5).unwrap(), (1, 2, 2));
-        assert_eq!(slice_indices(Some(10), Some(2), None, 5).unwrap(), (5, 1, 0));
-        assert_eq!(slice_indices(Some(-2), Some(-10), Some(-1), 5).unwrap(), (3, -1, 4));
+        assert_eq!(
+            slice_indices(Some(10), Some(2), None, 5).unwrap(),
+            (5, 1, 0)
+        );
+        assert_eq!(
+            slice_indices(Some(-2), Some(-10), Some(-1), 5).unwrap(),
+            (3, -1, 4)
+        );
     }
 
     #[test]
     fn getitem() {
         let l = Layout::contiguous(&[3, 4]);
-        let v = l.index(&[IndexItem::Slice { start: None, stop: None, step: Some(-1) }, IndexItem::Int(1)]).unwrap();
+        let v = l
+            .index(&[
+                IndexItem::Slice {
+                    start: None,
+                    stop: None,
+                    step: Some(-1),
+                },
+                IndexItem::Int(1),
+            ])
+            .unwrap();
         assert_eq!((v.shape, v.strides, v.offset), (vec![3], vec![-4], 9));
     }
 }

@@ -109,16 +109,10 @@ pub fn is_contiguous(shape: &[usize], strides: &[isize]) -> bool {
 }
 
 /// `is_contiguous(memory_format=format)`. Channels-last formats have no zero-numel shortcut
-/// and are false at any other rank. `Preserve` is not a question one can ask: `ValueError`.
+/// and are false at any other rank. `Preserve` asks the default question, as in torch.
 pub fn is_contiguous_as(shape: &[usize], strides: &[isize], format: MemoryFormat) -> Result<bool> {
     Ok(match format {
-        MemoryFormat::Contiguous => is_contiguous(shape, strides),
-        MemoryFormat::Preserve => {
-            return Err(Error::value(
-                "preserve_format is not a layout an array can have; ask about contiguous_format, \
-                 channels_last or channels_last_3d",
-            ))
-        }
+        MemoryFormat::Contiguous | MemoryFormat::Preserve => is_contiguous(shape, strides),
         cl => {
             shape.len() == cl.required_rank().unwrap_or(usize::MAX)
                 && dense_in_order(shape, strides, cl.dim_order())
@@ -151,11 +145,19 @@ fn strides_like(shape: &[usize], strides: &[isize], format: MemoryFormat) -> boo
 
 /// `suggest_memory_format(exact_match)`: channels-last when the strides look like it (and, with
 /// `exact_match`, are exactly its formula's).
-pub fn suggest_memory_format(shape: &[usize], strides: &[isize], exact_match: bool) -> MemoryFormat {
+pub fn suggest_memory_format(
+    shape: &[usize],
+    strides: &[isize],
+    exact_match: bool,
+) -> MemoryFormat {
     for format in [MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d] {
         if strides_like(shape, strides, format) {
             let exact = format_strides(shape, format).is_ok_and(|s| s == strides);
-            return if !exact_match || exact { format } else { MemoryFormat::Contiguous };
+            return if !exact_match || exact {
+                format
+            } else {
+                MemoryFormat::Contiguous
+            };
         }
     }
     MemoryFormat::Contiguous
@@ -177,7 +179,11 @@ pub fn is_non_overlapping_and_dense(shape: &[usize], strides: &[isize]) -> bool 
     // Size < 2 dims go last; the rest ascend by stride (a stable sort, as torch's).
     perm.sort_by(|&a, &b| {
         let (sa, sb) = (shape[a] < 2, shape[b] < 2);
-        sa.cmp(&sb).then(if sa && sb { std::cmp::Ordering::Equal } else { strides[a].cmp(&strides[b]) })
+        sa.cmp(&sb).then(if sa && sb {
+            std::cmp::Ordering::Equal
+        } else {
+            strides[a].cmp(&strides[b])
+        })
     });
     let mut required: isize = 1;
     for &d in &perm {

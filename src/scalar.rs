@@ -2,6 +2,7 @@
 //! anything → bool is `!= 0`, narrower ints wrap, half types round through float).
 
 use crate::dtype::DType;
+use crate::error::{Error, Result};
 use half::{bf16, f16};
 
 /// One element, widened to the value kinds Python has.
@@ -40,6 +41,91 @@ impl Scalar {
             Scalar::Int(i) => i,
             Scalar::Float(f) => f as i64,
             Scalar::Complex(re, _) => re as i64,
+        }
+    }
+
+    /// torch's `Scalar::to<T>()` for a value about to be stored as `dtype` (`full`, `fill_`,
+    /// `arange`'s bounds): the value, or torch's overflow error when `dtype` cannot hold it.
+    ///
+    /// The rules are c10's `checked_convert`: bool takes anything; a complex value with a non-zero
+    /// imaginary part fits no real type; the floating types refuse finite values beyond their
+    /// range (infinities and NaN pass); integers refuse NaN, infinities and values beyond their
+    /// range, except that uint8 lets negative ints down to -255 wrap. (torch's fill kernel
+    /// checks float16/bfloat16 values as doubles instead: see `Array::full`.)
+    pub fn checked_for(self, dtype: DType) -> Result<Scalar> {
+        let overflow = |name: &str| {
+            Error::value(format!(
+                "value cannot be converted to type {name} without overflow"
+            ))
+        };
+        let real = |name: &str| -> Result<f64> {
+            match self {
+                Scalar::Complex(_, im) if im != 0.0 => Err(overflow(name)),
+                other => Ok(other.as_f64()),
+            }
+        };
+        let beyond_f32 = |x: f64| x.is_finite() && x.abs() > f32::MAX as f64;
+        match dtype {
+            DType::Bool | DType::C128 => Ok(self),
+            DType::F64 => real("double").map(|_| self),
+            DType::F32 | DType::F16 | DType::BF16 => {
+                let (name, max) = match dtype {
+                    DType::F32 => ("float", f32::MAX as f64),
+                    DType::F16 => ("c10::Half", f16::MAX.to_f64()),
+                    _ => ("c10::BFloat16", bf16::MAX.to_f64()),
+                };
+                match real(name)? {
+                    x if x.is_finite() && x.abs() > max => Err(overflow(name)),
+                    _ => Ok(self),
+                }
+            }
+            DType::ComplexHalf | DType::C64 => {
+                let (re, im) = match self {
+                    Scalar::Complex(re, im) => (re, im),
+                    other => (other.as_f64(), 0.0),
+                };
+                if beyond_f32(re) || beyond_f32(im) {
+                    return Err(overflow("c10::complex<float>"));
+                }
+                Ok(self)
+            }
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => {
+                let (name, lo, hi): (&str, i64, i64) = match dtype {
+                    DType::U8 => ("uint8_t", 0, u8::MAX as i64),
+                    DType::I8 => ("int8_t", i8::MIN as i64, i8::MAX as i64),
+                    DType::I16 => ("int16_t", i16::MIN as i64, i16::MAX as i64),
+                    DType::I32 => ("int", i32::MIN as i64, i32::MAX as i64),
+                    _ => ("int64_t", i64::MIN, i64::MAX),
+                };
+                match self {
+                    Scalar::Bool(_) => Ok(self),
+                    Scalar::Int(i) => {
+                        // uint8 lets negative values wrap (two's complement), down to -255
+                        let fits = if dtype == DType::U8 {
+                            (-hi..=hi).contains(&i)
+                        } else {
+                            (lo..=hi).contains(&i)
+                        };
+                        if fits {
+                            Ok(self)
+                        } else {
+                            Err(overflow(name))
+                        }
+                    }
+                    Scalar::Float(_) | Scalar::Complex(..) => {
+                        let x = real(name)?;
+                        // compared as doubles, like C++: 2^63 passes for int64 (and becomes
+                        // i64::MIN on x86, as in torch)
+                        if x.is_nan() || x < lo as f64 || x > hi as f64 {
+                            return Err(overflow(name));
+                        }
+                        if dtype == DType::I64 && x >= i64::MAX as f64 {
+                            return Ok(Scalar::Int(i64::MIN));
+                        }
+                        Ok(Scalar::Int(x as i64))
+                    }
+                }
+            }
         }
     }
 
@@ -126,9 +212,95 @@ impl Scalar {
     }
 }
 
+/// A double as C++'s `std::ostream` prints it by default (like `%g`: six significant digits,
+/// trailing zeros dropped, scientific notation below 1e-4 and from 1e6), for torch's messages.
+pub fn fmt_g(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".to_string();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.to_string();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    let trim = |digits: String| -> String {
+        if digits.contains('.') {
+            digits
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string()
+        } else {
+            digits
+        }
+    };
+    // six significant digits decide the exponent (rounding may carry into the next power)
+    let sci = format!("{x:.5e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if !(-4..6).contains(&exponent) {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa.to_string()), exponent.abs())
+    } else {
+        trim(format!("{x:.*}", (5 - exponent) as usize))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prints_like_cpp() {
+        assert_eq!(fmt_g(1234567.5), "1.23457e+06");
+        assert_eq!(fmt_g(0.5), "0.5");
+        assert_eq!(fmt_g(5.0), "5");
+        assert_eq!(fmt_g(999999.5), "1e+06");
+        assert_eq!(fmt_g(0.0001), "0.0001");
+        assert_eq!(fmt_g(0.00001234), "1.234e-05");
+        assert_eq!(fmt_g(-2.5e-300), "-2.5e-300");
+        assert_eq!(fmt_g(f64::NEG_INFINITY), "-inf");
+    }
+
+    #[test]
+    fn checked_conversions_follow_torch() {
+        let msg = |s: Scalar, t: DType| s.checked_for(t).unwrap_err().to_string();
+        assert_eq!(
+            msg(Scalar::Int(256), DType::U8),
+            "value cannot be converted to type uint8_t without overflow"
+        );
+        assert_eq!(
+            Scalar::Int(-255).checked_for(DType::U8).unwrap(),
+            Scalar::Int(-255)
+        );
+        assert_eq!(
+            msg(Scalar::Float(-0.5), DType::U8),
+            "value cannot be converted to type uint8_t without overflow"
+        );
+        assert_eq!(
+            msg(Scalar::Float(3.5e38), DType::F32),
+            "value cannot be converted to type float without overflow"
+        );
+        assert!(Scalar::Float(f64::INFINITY).checked_for(DType::F32).is_ok());
+        assert_eq!(
+            msg(Scalar::Complex(1.0, 1.0), DType::F16),
+            "value cannot be converted to type c10::Half without overflow"
+        );
+        assert_eq!(
+            msg(Scalar::Int(70000), DType::F16),
+            "value cannot be converted to type c10::Half without overflow"
+        );
+        assert!(Scalar::Int(70000).checked_for(DType::BF16).is_ok());
+        assert_eq!(
+            msg(Scalar::Float(f64::NAN), DType::I32),
+            "value cannot be converted to type int without overflow"
+        );
+        assert_eq!(
+            Scalar::Float(-1.7).checked_for(DType::I32).unwrap(),
+            Scalar::Int(-1)
+        );
+        assert!(Scalar::Complex(7.0, 1.0).checked_for(DType::Bool).is_ok());
+    }
 
     #[test]
     fn conversions_follow_torch() {
@@ -138,6 +310,9 @@ mod tests {
         assert_eq!(rt(Scalar::Float(-2.7), DType::I32), Scalar::Int(-2));
         assert_eq!(rt(Scalar::Float(0.5), DType::Bool), Scalar::Bool(true));
         assert_eq!(rt(Scalar::Float(1.5), DType::BF16), Scalar::Float(1.5));
-        assert_eq!(rt(Scalar::Complex(1.0, 2.0), DType::C64), Scalar::Complex(1.0, 2.0));
+        assert_eq!(
+            rt(Scalar::Complex(1.0, 2.0), DType::C64),
+            Scalar::Complex(1.0, 2.0)
+        );
     }
 }

@@ -15,8 +15,16 @@ pub fn infer_size(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let mut out = vec![0usize; n];
     for i in (0..n).rev() {
         let offset = n - 1 - i;
-        let size_a = if offset < a.len() { a[a.len() - 1 - offset] } else { 1 };
-        let size_b = if offset < b.len() { b[b.len() - 1 - offset] } else { 1 };
+        let size_a = if offset < a.len() {
+            a[a.len() - 1 - offset]
+        } else {
+            1
+        };
+        let size_b = if offset < b.len() {
+            b[b.len() - 1 - offset]
+        } else {
+            1
+        };
         if size_a != size_b && size_a != 1 && size_b != 1 {
             return Err(Error::value(format!(
                 "The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at non-singleton dimension {i}"
@@ -38,8 +46,15 @@ pub fn broadcast_shapes<S: AsRef<[usize]>>(shapes: &[S]) -> Result<Vec<usize>> {
 }
 
 /// torch's `inferExpandGeometry`: the strides of `shape`/`strides` expanded to `target`.
-/// New leading dims and expanded size-1 dims get stride 0; `-1` in `target` keeps a size.
-pub fn expand_strides(shape: &[usize], strides: &[isize], target: &[i64], type_name: &str) -> Result<(Vec<usize>, Vec<isize>)> {
+/// Expanded size-1 dims get stride 0; `-1` in `target` keeps a size. A new leading dim of size 1
+/// gets the stride that would step over the dims after it (0 when nothing follows), any other
+/// new leading dim stride 0.
+pub fn expand_strides(
+    shape: &[usize],
+    strides: &[isize],
+    target: &[i64],
+    type_name: &str,
+) -> Result<(Vec<usize>, Vec<isize>)> {
     let ndim = shape.len();
     let tdim = target.len();
     if tdim < ndim {
@@ -49,46 +64,49 @@ pub fn expand_strides(shape: &[usize], strides: &[isize], target: &[i64], type_n
             fmt_shape(target),
         )));
     }
-    let mut out_shape = vec![0usize; tdim];
+    let mut out_shape = vec![0i64; tdim];
     let mut out_strides = vec![0isize; tdim];
     for i in (0..tdim).rev() {
         let offset = tdim - 1 - i;
-        let target_size = target[i];
-        if offset >= ndim {
-            if target_size < 0 {
+        let existing = offset < ndim;
+        let (size, stride) = if existing {
+            let dim = ndim - 1 - offset;
+            (shape[dim] as i64, strides[dim])
+        } else if i + 1 < tdim {
+            (1, out_shape[i + 1] as isize * out_strides[i + 1])
+        } else {
+            (1, 0)
+        };
+        let mut target_size = target[i];
+        if target_size == -1 {
+            if !existing {
                 return Err(Error::value(format!(
-                    "The expanded size of the tensor ({target_size}) isn't allowed in a leading, non-existing dimension {i}"
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
                 )));
             }
-            out_shape[i] = target_size as usize;
-            out_strides[i] = 0;
-            continue;
+            target_size = size;
         }
-        let dim = ndim - 1 - offset;
-        let (size, stride) = (shape[dim], strides[dim]);
-        let size_i = if target_size == -1 { size as i64 } else { target_size };
-        if size as i64 != size_i {
+        if size != target_size {
             if size != 1 {
                 return Err(Error::value(format!(
-                    "The expanded size of the tensor ({size_i}) must match the existing size ({size}) at non-singleton dimension {i}.  Target sizes: {}.  Tensor sizes: {}",
+                    "The expanded size of the tensor ({target_size}) must match the existing size ({size}) at non-singleton dimension {i}.  Target sizes: {}.  Tensor sizes: {}",
                     fmt_shape(target),
                     fmt_shape(shape),
                 )));
             }
-            if size_i < 0 {
-                return Err(Error::value(format!(
-                    "Trying to create tensor with negative dimension {size_i}: {}",
-                    fmt_shape(target)
-                )));
-            }
-            out_shape[i] = size_i as usize;
+            out_shape[i] = target_size;
             out_strides[i] = 0;
         } else {
             out_shape[i] = size;
             out_strides[i] = stride;
         }
     }
-    Ok((out_shape, out_strides))
+    if out_shape.iter().any(|&s| s < 0) {
+        // torch goes on to count the elements and fails there (it even makes tensors of negative
+        // size when another size is 0; ferroiter always refuses).
+        return Err(Error::value("numel: integer multiplication overflow"));
+    }
+    Ok((out_shape.iter().map(|&s| s as usize).collect(), out_strides))
 }
 
 /// torch's `maybe_wrap_dim`: a possibly negative dim made absolute, or torch's `IndexError`.
@@ -102,7 +120,11 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
             rank - 1
         )));
     }
-    Ok(if dim < 0 { (dim + rank) as usize } else { dim as usize })
+    Ok(if dim < 0 {
+        (dim + rank) as usize
+    } else {
+        dim as usize
+    })
 }
 
 /// Checks sizes given by a user (`empty(shape)`): none may be negative.

@@ -1,0 +1,21 @@
+"""Hypothesis profiles for the differential suites.
+
+"ci" (the default) keeps the whole Python suite well under a minute on two cores; "nightly"
+(selected by FERROITER_NIGHTLY=1) runs many more examples per property.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_COMMON = dict(
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+settings.register_profile("ci", max_examples=150, **_COMMON)
+settings.register_profile("nightly", max_examples=5000, **_COMMON)
+settings.load_profile("nightly" if os.environ.get("FERROITER_NIGHTLY") == "1" else "ci")
