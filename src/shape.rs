@@ -45,10 +45,58 @@ pub fn broadcast_shapes<S: AsRef<[usize]>>(shapes: &[S]) -> Result<Vec<usize>> {
     Ok(acc)
 }
 
+/// Why `broadcast_shapes_like_torch` refused, in the terms of torch's Python
+/// `torch.broadcast_shapes` (whose texts differ from `infer_size`'s).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShapesMismatch {
+    /// A negative size met a slot still at 1.
+    Negative,
+    /// Size `size` of shape number `arg`, at `idx` (negative: counted from the end), does not
+    /// broadcast to `common`, the result as far as it was computed.
+    Mismatch {
+        arg: usize,
+        idx: i64,
+        size: i64,
+        common: Vec<i64>,
+    },
+}
+
+/// `torch.broadcast_shapes`: the result starts as all ones and each shape in turn is matched
+/// against it from the last dim; a slot at 1 takes the shape's size, a size 1 always fits.
+pub fn broadcast_shapes_like_torch(
+    shapes: &[Vec<i64>],
+) -> std::result::Result<Vec<i64>, ShapesMismatch> {
+    let ndim = shapes.iter().map(Vec::len).max().unwrap_or(0);
+    let mut common = vec![1i64; ndim];
+    for (arg, shape) in shapes.iter().enumerate() {
+        for back in 1..=shape.len() {
+            let (size, slot) = (shape[shape.len() - back], ndim - back);
+            if size == common[slot] {
+                continue;
+            }
+            if common[slot] == 1 {
+                if size < 0 {
+                    return Err(ShapesMismatch::Negative);
+                }
+                common[slot] = size;
+            }
+            if size != 1 && common[slot] != size {
+                return Err(ShapesMismatch::Mismatch {
+                    arg,
+                    idx: -(back as i64),
+                    size,
+                    common,
+                });
+            }
+        }
+    }
+    Ok(common)
+}
+
 /// torch's `inferExpandGeometry`: the strides of `shape`/`strides` expanded to `target`.
 /// Expanded size-1 dims get stride 0; `-1` in `target` keeps a size. A new leading dim of size 1
-/// gets the stride that would step over the dims after it (0 when nothing follows), any other
-/// new leading dim stride 0.
+/// gets the stride that would step over the dims after it, any other new leading dim stride 0.
+/// A 0-d source gets stride 0 everywhere.
 pub fn expand_strides(
     shape: &[usize],
     strides: &[isize],
@@ -66,16 +114,20 @@ pub fn expand_strides(
     }
     let mut out_shape = vec![0i64; tdim];
     let mut out_strides = vec![0isize; tdim];
-    for i in (0..tdim).rev() {
+    if ndim == 0 {
+        // torch expands a 0-d tensor without looking at the sizes: every stride is 0 and a -1
+        // stays -1 (a negative size, refused below).
+        out_shape.copy_from_slice(target);
+    }
+    for i in (0..tdim).rev().filter(|_| ndim > 0) {
         let offset = tdim - 1 - i;
         let existing = offset < ndim;
         let (size, stride) = if existing {
             let dim = ndim - 1 - offset;
             (shape[dim] as i64, strides[dim])
-        } else if i + 1 < tdim {
-            (1, out_shape[i + 1] as isize * out_strides[i + 1])
         } else {
-            (1, 0)
+            // (ndim > 0, so a leading dim is never the last one)
+            (1, out_shape[i + 1] as isize * out_strides[i + 1])
         };
         let mut target_size = target[i];
         if target_size == -1 {
@@ -159,6 +211,28 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 2"
+        );
+    }
+
+    #[test]
+    fn broadcast_shapes_like_torch_reports_its_progress() {
+        let shapes = [vec![2, 3], vec![3], vec![2, 1, 4]];
+        assert_eq!(
+            broadcast_shapes_like_torch(&shapes),
+            Err(ShapesMismatch::Mismatch {
+                arg: 2,
+                idx: -1,
+                size: 4,
+                common: vec![1, 2, 3]
+            })
+        );
+        assert_eq!(
+            broadcast_shapes_like_torch(&[vec![1], vec![0]]),
+            Ok(vec![0])
+        );
+        assert_eq!(
+            broadcast_shapes_like_torch(&[vec![-1]]),
+            Err(ShapesMismatch::Negative)
         );
     }
 

@@ -173,9 +173,9 @@ impl PyArray {
     fn view(&self, shape: &Bound<'_, PyTuple>) -> PyResult<PyArray> {
         Ok(self.inner.view(&int_args(shape)?)?.into())
     }
+    /// `expand` with numpy's name (`-1` keeps a size, as in torch.broadcast_to).
     fn broadcast_to(&self, shape: Vec<i64>) -> PyResult<PyArray> {
-        let shape = crate::shape::check_sizes(&shape)?;
-        Ok(self.inner.broadcast_to(&shape)?.into())
+        Ok(self.inner.expand(&shape)?.into())
     }
     fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<PyArray> {
         Ok(match index_key(key)? {
