@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as _np
 
-from . import _ferroiter
+from . import _ferroiter  # noqa: F401  (the extension module, as ferroiter._ferroiter)
 from ._ferroiter import (
     Array,
     MemoryFormat,
@@ -105,6 +105,9 @@ def asarray(obj: object, dtype: _DTypeArg | None = None) -> Array:
         nd = nd.astype(_dtype_name(dtype))
     if not nd.flags.aligned:
         nd = nd.copy()
+    if nd.size == 0 and nd is not obj:
+        # a new empty array gets contiguous strides, as torch.tensor's (numpy reports zeros)
+        return empty(nd.shape, dtype=nd.dtype)
     return from_numpy(nd)
 
 
