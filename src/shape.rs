@@ -179,6 +179,17 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
     })
 }
 
+/// `maybe_wrap_dim` with `wrap_scalar=false` (as `stride(dim)` uses it): a 0-d tensor has no
+/// dim at all.
+pub fn wrap_dim_no_scalar(dim: i64, ndim: usize) -> Result<usize> {
+    if ndim == 0 {
+        return Err(Error::index(format!(
+            "Dimension specified as {dim} but tensor has no dimensions"
+        )));
+    }
+    wrap_dim(dim, ndim)
+}
+
 /// Checks sizes given by a user (`empty(shape)`): none may be negative.
 pub fn check_sizes(shape: &[i64]) -> Result<Vec<usize>> {
     if let Some(&bad) = shape.iter().find(|&&s| s < 0) {

@@ -228,3 +228,16 @@ def test_views_of_channels_last(fmt):
         lambda x: x[1].unsqueeze(0),
     ):
         assert_same(view(a), view(t))
+
+
+@given(layouts(max_ops=3))
+def test_stride_of_one_dim_and_len(pair):
+    a, t = pair
+    n = t.dim()
+    for d in range(-n - 2, n + 2):
+        outcome = assert_same_outcome(lambda d=d: a.stride(d), lambda d=d: t.stride(d))
+        if outcome is not None:
+            assert outcome[0] == outcome[1]
+    outcome = assert_same_outcome(lambda: len(a), lambda: len(t))
+    if outcome is not None:
+        assert outcome[0] == outcome[1]

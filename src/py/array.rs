@@ -64,7 +64,7 @@ impl PyArray {
             .shape()
             .first()
             .copied()
-            .ok_or_else(|| pyo3::exceptions::PyTypeError::new_err("len() of a 0-d array"))
+            .ok_or_else(|| pyo3::exceptions::PyTypeError::new_err("len() of a 0-d tensor"))
     }
     /// Element strides, like torch: all of them, or one dim's.
     #[pyo3(signature = (dim=None))]
@@ -72,15 +72,9 @@ impl PyArray {
         match dim {
             None => Ok(PyTuple::new(py, self.inner.strides())?.into_any()),
             Some(d) => {
-                let d = crate::shape::wrap_dim(d, self.inner.ndim())?;
-                Ok(self
-                    .inner
-                    .strides()
-                    .get(d)
-                    .copied()
-                    .unwrap_or(1)
-                    .into_pyobject(py)?
-                    .into_any())
+                // unlike most dims, a 0-d tensor has no dim 0 or -1 here
+                let d = crate::shape::wrap_dim_no_scalar(d, self.inner.ndim())?;
+                Ok(self.inner.strides()[d].into_pyobject(py)?.into_any())
             }
         }
     }
