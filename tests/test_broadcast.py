@@ -103,6 +103,13 @@ def test_broadcast_tensors_matches_torch(shapes, data):
             assert_same(a, t)
 
 
+def _negative_sized(fn_torch) -> bool:
+    try:
+        return any(s < 0 for s in fn_torch().shape)
+    except RuntimeError:
+        return False
+
+
 @given(shape_lists(max_operands=2), st.data())
 def test_broadcast_to_matches_torch(shapes, data):
     (a, t), target = _pairs_of(shapes[:1], data)[0], list(shapes[-1])
@@ -115,9 +122,8 @@ def test_broadcast_to_matches_torch(shapes, data):
         (lambda: a.broadcast_to(target), lambda: t.broadcast_to(target)),
         (lambda: a.expand(tuple(target)), lambda: t.expand(tuple(target))),
     ):
-        if t.dim() == 0 and -1 in target and 0 in target:
+        if _negative_sized(fn_torch):
             # torch expands a 0-d tensor by (-1, 0) into a negative size; ferroiter refuses
-            assert any(s < 0 for s in fn_torch().shape)
             with pytest.raises(ValueError, match="numel: integer multiplication overflow"):
                 fn_fi()
             continue
