@@ -35,7 +35,9 @@ impl Array {
     /// Joins a storage, a layout and a dtype, checking that every element lies in the storage.
     pub fn from_parts(storage: Arc<Storage>, layout: Layout, dtype: DType) -> Result<Array> {
         if !dtype.is_storable() {
-            return Err(Error::type_(format!("arrays of dtype {dtype} are not supported")));
+            return Err(Error::type_(format!(
+                "arrays of dtype {dtype} are not supported"
+            )));
         }
         if layout.shape.len() != layout.strides.len() {
             return Err(Error::value(format!(
@@ -56,7 +58,11 @@ impl Array {
                 )));
             }
         }
-        Ok(Array { storage, layout, dtype })
+        Ok(Array {
+            storage,
+            layout,
+            dtype,
+        })
     }
 
     /// A new array with the given layout over fresh memory large enough for it.
@@ -69,14 +75,28 @@ impl Array {
     /// the format's strides.
     pub fn empty(shape: &[usize], dtype: DType, format: MemoryFormat) -> Result<Array> {
         let strides = mf::format_strides(shape, format)?;
-        Array::allocate(Layout { shape: shape.to_vec(), strides, offset: 0 }, dtype, true)
+        Array::allocate(
+            Layout {
+                shape: shape.to_vec(),
+                strides,
+                offset: 0,
+            },
+            dtype,
+            true,
+        )
     }
 
     /// `full(shape, value)`: every element set to `value` converted to `dtype`.
-    pub fn full(shape: &[usize], value: Scalar, dtype: DType, format: MemoryFormat) -> Result<Array> {
+    pub fn full(
+        shape: &[usize],
+        value: Scalar,
+        dtype: DType,
+        format: MemoryFormat,
+    ) -> Result<Array> {
         let out = Array::empty(shape, dtype, format)?;
         // New arrays of every format are dense from their first byte: fill `numel` elements.
-        out.storage.fill_prefix(&value.to_bytes(dtype), out.numel())?;
+        out.storage
+            .fill_prefix(&value.to_bytes(dtype), out.numel())?;
         Ok(out)
     }
 
@@ -86,7 +106,15 @@ impl Array {
             return Err(Error::value("mismatch in length of strides and shape"));
         }
         check_non_negative_strides(strides)?;
-        Array::allocate(Layout { shape: shape.to_vec(), strides: strides.to_vec(), offset: 0 }, dtype, true)
+        Array::allocate(
+            Layout {
+                shape: shape.to_vec(),
+                strides: strides.to_vec(),
+                offset: 0,
+            },
+            dtype,
+            true,
+        )
     }
 
     /// `empty_like(self, dtype, memory_format)` with torch's preserve rule: a non-overlapping
@@ -97,14 +125,28 @@ impl Array {
             MemoryFormat::Preserve => preserve_strides(&self.layout),
             other => mf::format_strides(&self.layout.shape, other)?,
         };
-        Array::allocate(Layout { shape: self.layout.shape.clone(), strides, offset: 0 }, dtype, true)
+        Array::allocate(
+            Layout {
+                shape: self.layout.shape.clone(),
+                strides,
+                offset: 0,
+            },
+            dtype,
+            true,
+        )
     }
 
     /// `full_like(self, value)`: `empty_like` filled with `value`.
-    pub fn full_like(&self, value: Scalar, dtype: Option<DType>, format: MemoryFormat) -> Result<Array> {
+    pub fn full_like(
+        &self,
+        value: Scalar,
+        dtype: Option<DType>,
+        format: MemoryFormat,
+    ) -> Result<Array> {
         let out = self.empty_like(dtype, format)?;
         // empty_like's strides are dense and non-negative from offset 0: `numel` elements.
-        out.storage.fill_prefix(&value.to_bytes(out.dtype), out.numel())?;
+        out.storage
+            .fill_prefix(&value.to_bytes(out.dtype), out.numel())?;
         Ok(out)
     }
 
@@ -118,11 +160,19 @@ impl Array {
             return Err(Error::value(format!("unsupported range: {a} -> {b}")));
         }
         if (s > 0.0 && b < a) || (s < 0.0 && b > a) {
-            return Err(Error::value("upper bound and lower bound inconsistent with step sign"));
+            return Err(Error::value(
+                "upper bound and lower bound inconsistent with step sign",
+            ));
         }
-        let all_int = [start, stop, step].iter().all(|x| matches!(x, Scalar::Int(_) | Scalar::Bool(_)));
+        let all_int = [start, stop, step]
+            .iter()
+            .all(|x| matches!(x, Scalar::Int(_) | Scalar::Bool(_)));
         let n = if all_int {
-            let (a, b, s) = (start.as_i64() as i128, stop.as_i64() as i128, step.as_i64() as i128);
+            let (a, b, s) = (
+                start.as_i64() as i128,
+                stop.as_i64() as i128,
+                step.as_i64() as i128,
+            );
             ((b - a + s - s.signum()) / s).max(0) as usize
         } else {
             ((b - a) / s).ceil().max(0.0) as usize
@@ -131,7 +181,11 @@ impl Array {
         let itemsize = dtype.itemsize();
         for i in 0..n {
             let value = if all_int && !dtype.is_floating() && !dtype.is_complex() {
-                Scalar::Int(start.as_i64().wrapping_add((i as i64).wrapping_mul(step.as_i64())))
+                Scalar::Int(
+                    start
+                        .as_i64()
+                        .wrapping_add((i as i64).wrapping_mul(step.as_i64())),
+                )
             } else {
                 Scalar::Float(a + i as f64 * s)
             };
@@ -220,16 +274,27 @@ impl Array {
 
     /// `as_strided(size, stride, storage_offset)`: any layout within the storage, with torch's
     /// checks (no negative strides or offset; the storage must hold every element).
-    pub fn as_strided(&self, shape: &[usize], strides: &[isize], offset: Option<isize>) -> Result<Array> {
+    pub fn as_strided(
+        &self,
+        shape: &[usize],
+        strides: &[isize],
+        offset: Option<isize>,
+    ) -> Result<Array> {
         if shape.len() != strides.len() {
             return Err(Error::value("mismatch in length of strides and shape"));
         }
         check_non_negative_strides(strides)?;
         let offset = offset.unwrap_or(self.layout.offset);
         if offset < 0 {
-            return Err(Error::value(format!("Tensor: invalid storage offset {offset}")));
+            return Err(Error::value(format!(
+                "Tensor: invalid storage offset {offset}"
+            )));
         }
-        let layout = Layout { shape: shape.to_vec(), strides: strides.to_vec(), offset };
+        let layout = Layout {
+            shape: shape.to_vec(),
+            strides: strides.to_vec(),
+            offset,
+        };
         let itemsize = self.itemsize();
         let needed = required_nbytes(&layout, itemsize)?;
         if needed > self.storage.nbytes() {
@@ -251,7 +316,8 @@ impl Array {
         let mut buf = [0u8; 16];
         let mut out = Vec::with_capacity(self.numel());
         for off in element_offsets(&self.layout) {
-            self.storage.read(off as usize * itemsize, &mut buf[..itemsize])?;
+            self.storage
+                .read(off as usize * itemsize, &mut buf[..itemsize])?;
             out.push(Scalar::from_bytes(self.dtype, &buf[..itemsize]));
         }
         Ok(out)
@@ -323,7 +389,11 @@ mod tests {
         let t = Array::empty(&[2, 3, 4], DType::F32, MemoryFormat::Contiguous).unwrap();
         let p = t.permute(&[2, 0, 1]).unwrap().index(&[
             IndexItem::Ellipsis,
-            IndexItem::Slice { start: None, stop: None, step: Some(2) },
+            IndexItem::Slice {
+                start: None,
+                stop: None,
+                step: Some(2),
+            },
         ]);
         let like = p.unwrap().empty_like(None, MemoryFormat::Preserve).unwrap();
         assert_eq!(like.strides(), &[1, 8, 4]);
@@ -331,11 +401,20 @@ mod tests {
 
     #[test]
     fn full_and_read_back() {
-        let a = Array::full(&[2, 2], Scalar::Float(1.5), DType::F64, MemoryFormat::Contiguous).unwrap();
+        let a = Array::full(
+            &[2, 2],
+            Scalar::Float(1.5),
+            DType::F64,
+            MemoryFormat::Contiguous,
+        )
+        .unwrap();
         let t = a.transpose(0, 1).unwrap();
         assert_eq!(t.to_scalars().unwrap(), vec![Scalar::Float(1.5); 4]);
         let r = Array::arange(Scalar::Int(0), Scalar::Int(10), Scalar::Int(3), DType::I64).unwrap();
-        assert_eq!(r.to_scalars().unwrap(), [0, 3, 6, 9].map(Scalar::Int).to_vec());
+        assert_eq!(
+            r.to_scalars().unwrap(),
+            [0, 3, 6, 9].map(Scalar::Int).to_vec()
+        );
     }
 
     #[test]

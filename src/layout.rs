@@ -19,7 +19,11 @@ pub enum IndexItem {
     /// An integer: selects one position and drops the dim (negative counts from the end).
     Int(i64),
     /// A Python slice, numpy semantics (any non-zero step, negative included).
-    Slice { start: Option<i64>, stop: Option<i64>, step: Option<i64> },
+    Slice {
+        start: Option<i64>,
+        stop: Option<i64>,
+        step: Option<i64>,
+    },
     /// `None`: a new size-1 dim.
     NewAxis,
     /// `...`: as many full slices as needed.
@@ -27,7 +31,12 @@ pub enum IndexItem {
 }
 
 /// Python's `slice.indices(len)`: (start, step, length) of the selected positions.
-pub fn slice_indices(start: Option<i64>, stop: Option<i64>, step: Option<i64>, len: usize) -> Result<(i64, i64, usize)> {
+pub fn slice_indices(
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: Option<i64>,
+    len: usize,
+) -> Result<(i64, i64, usize)> {
     let len = len as i64;
     let step = step.unwrap_or(1);
     if step == 0 {
@@ -42,7 +51,11 @@ pub fn slice_indices(start: Option<i64>, stop: Option<i64>, step: Option<i64>, l
     let start = clamp(start, if step < 0 { upper } else { lower });
     let stop = clamp(stop, if step < 0 { lower } else { upper });
     let count = if step < 0 {
-        if stop < start { (start - stop - 1) / (-step) + 1 } else { 0 }
+        if stop < start {
+            (start - stop - 1) / (-step) + 1
+        } else {
+            0
+        }
     } else if start < stop {
         (stop - start - 1) / step + 1
     } else {
@@ -54,7 +67,11 @@ pub fn slice_indices(start: Option<i64>, stop: Option<i64>, step: Option<i64>, l
 impl Layout {
     /// A contiguous layout of `shape` at offset 0.
     pub fn contiguous(shape: &[usize]) -> Layout {
-        Layout { shape: shape.to_vec(), strides: mf::contiguous_strides(shape), offset: 0 }
+        Layout {
+            shape: shape.to_vec(),
+            strides: mf::contiguous_strides(shape),
+            offset: 0,
+        }
     }
 
     pub fn ndim(&self) -> usize {
@@ -76,7 +93,8 @@ impl Layout {
 
     /// The elements (relative to the storage start) this layout reaches: `None` if empty.
     pub fn element_span(&self) -> Option<(isize, isize)> {
-        crate::strides::offset_span(&self.shape, &self.strides).map(|(lo, hi)| (self.offset + lo, self.offset + hi))
+        crate::strides::offset_span(&self.shape, &self.strides)
+            .map(|(lo, hi)| (self.offset + lo, self.offset + hi))
     }
 
     /// `permute(*dims)`: dim i of the result is dim `dims[i]` of this layout.
@@ -89,7 +107,11 @@ impl Layout {
             )));
         }
         let mut seen = vec![false; n];
-        let mut out = Layout { shape: vec![0; n], strides: vec![0; n], offset: self.offset };
+        let mut out = Layout {
+            shape: vec![0; n],
+            strides: vec![0; n],
+            offset: self.offset,
+        };
         for (i, &d) in dims.iter().enumerate() {
             let d = wrap_dim(d, n)?;
             if std::mem::replace(&mut seen[d], true) {
@@ -116,15 +138,24 @@ impl Layout {
     /// `expand(*sizes)`: broadcast to `target` (`-1` keeps a size) with stride-0 dims.
     /// `type_name` is torch's tensor type for the message ("torch.FloatTensor").
     pub fn expand(&self, target: &[i64], type_name: &str) -> Result<Layout> {
-        let (shape, strides) = shape::expand_strides(&self.shape, &self.strides, target, type_name)?;
-        Ok(Layout { shape, strides, offset: self.offset })
+        let (shape, strides) =
+            shape::expand_strides(&self.shape, &self.strides, target, type_name)?;
+        Ok(Layout {
+            shape,
+            strides,
+            offset: self.offset,
+        })
     }
 
     /// `unsqueeze(d)`: a size-1 dim at `d`, strided as torch does (size·stride of the dim it
     /// precedes, or 1 at the end).
     pub fn unsqueeze(&self, dim: i64) -> Result<Layout> {
         let d = wrap_dim(dim, self.ndim() + 1)?;
-        let stride = if d >= self.ndim() { 1 } else { self.shape[d] as isize * self.strides[d] };
+        let stride = if d >= self.ndim() {
+            1
+        } else {
+            self.shape[d] as isize * self.strides[d]
+        };
         let mut out = self.clone();
         out.shape.insert(d, 1);
         out.strides.insert(d, stride);
@@ -164,20 +195,36 @@ impl Layout {
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
             )
         })?;
-        Ok(Layout { shape: new_shape, strides, offset: self.offset })
+        Ok(Layout {
+            shape: new_shape,
+            strides,
+            offset: self.offset,
+        })
     }
 
     /// `__getitem__` with ints, slices, `None` and one `...`.
     pub fn index(&self, items: &[IndexItem]) -> Result<Layout> {
         let ellipses = items.iter().filter(|i| **i == IndexItem::Ellipsis).count();
         if ellipses > 1 {
-            return Err(Error::index("an index can only have a single ellipsis ('...')"));
+            return Err(Error::index(
+                "an index can only have a single ellipsis ('...')",
+            ));
         }
-        let consumed = items.iter().filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. })).count();
+        let consumed = items
+            .iter()
+            .filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. }))
+            .count();
         if consumed > self.ndim() {
-            return Err(Error::index(format!("too many indices for tensor of dimension {}", self.ndim())));
+            return Err(Error::index(format!(
+                "too many indices for tensor of dimension {}",
+                self.ndim()
+            )));
         }
-        let mut out = Layout { shape: vec![], strides: vec![], offset: self.offset };
+        let mut out = Layout {
+            shape: vec![],
+            strides: vec![],
+            offset: self.offset,
+        };
         let mut dim = 0usize;
         for item in items {
             match *item {
@@ -203,7 +250,11 @@ impl Layout {
                     dim += 1;
                 }
                 IndexItem::NewAxis => {
-                    let stride = if dim < self.ndim() { self.shape[dim] as isize * self.strides[dim] } else { 1 };
+                    let stride = if dim < self.ndim() {
+                        self.shape[dim] as isize * self.strides[dim]
+                    } else {
+                        1
+                    };
                     out.shape.push(1);
                     out.strides.push(stride);
                 }
@@ -238,7 +289,12 @@ pub fn infer_view_shape(shape: &[i64], numel: usize) -> Result<Vec<usize>> {
             known = known.saturating_mul(s as usize);
         }
     }
-    let invalid = || Error::value(format!("shape '{}' is invalid for input of size {numel}", fmt_shape(shape)));
+    let invalid = || {
+        Error::value(format!(
+            "shape '{}' is invalid for input of size {numel}",
+            fmt_shape(shape)
+        ))
+    };
     let mut out: Vec<usize> = shape.iter().map(|&s| s.max(0) as usize).collect();
     match inferred {
         Some(i) => {
@@ -261,14 +317,29 @@ mod tests {
     fn slices_match_python() {
         assert_eq!(slice_indices(None, None, Some(-1), 5).unwrap(), (4, -1, 5));
         assert_eq!(slice_indices(Some(1), None, Some(2), 5).unwrap(), (1, 2, 2));
-        assert_eq!(slice_indices(Some(10), Some(2), None, 5).unwrap(), (5, 1, 0));
-        assert_eq!(slice_indices(Some(-2), Some(-10), Some(-1), 5).unwrap(), (3, -1, 4));
+        assert_eq!(
+            slice_indices(Some(10), Some(2), None, 5).unwrap(),
+            (5, 1, 0)
+        );
+        assert_eq!(
+            slice_indices(Some(-2), Some(-10), Some(-1), 5).unwrap(),
+            (3, -1, 4)
+        );
     }
 
     #[test]
     fn getitem() {
         let l = Layout::contiguous(&[3, 4]);
-        let v = l.index(&[IndexItem::Slice { start: None, stop: None, step: Some(-1) }, IndexItem::Int(1)]).unwrap();
+        let v = l
+            .index(&[
+                IndexItem::Slice {
+                    start: None,
+                    stop: None,
+                    step: Some(-1),
+                },
+                IndexItem::Int(1),
+            ])
+            .unwrap();
         assert_eq!((v.shape, v.strides, v.offset), (vec![3], vec![-4], 9));
     }
 }

@@ -151,11 +151,19 @@ fn strides_like(shape: &[usize], strides: &[isize], format: MemoryFormat) -> boo
 
 /// `suggest_memory_format(exact_match)`: channels-last when the strides look like it (and, with
 /// `exact_match`, are exactly its formula's).
-pub fn suggest_memory_format(shape: &[usize], strides: &[isize], exact_match: bool) -> MemoryFormat {
+pub fn suggest_memory_format(
+    shape: &[usize],
+    strides: &[isize],
+    exact_match: bool,
+) -> MemoryFormat {
     for format in [MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d] {
         if strides_like(shape, strides, format) {
             let exact = format_strides(shape, format).is_ok_and(|s| s == strides);
-            return if !exact_match || exact { format } else { MemoryFormat::Contiguous };
+            return if !exact_match || exact {
+                format
+            } else {
+                MemoryFormat::Contiguous
+            };
         }
     }
     MemoryFormat::Contiguous
@@ -177,7 +185,11 @@ pub fn is_non_overlapping_and_dense(shape: &[usize], strides: &[isize]) -> bool 
     // Size < 2 dims go last; the rest ascend by stride (a stable sort, as torch's).
     perm.sort_by(|&a, &b| {
         let (sa, sb) = (shape[a] < 2, shape[b] < 2);
-        sa.cmp(&sb).then(if sa && sb { std::cmp::Ordering::Equal } else { strides[a].cmp(&strides[b]) })
+        sa.cmp(&sb).then(if sa && sb {
+            std::cmp::Ordering::Equal
+        } else {
+            strides[a].cmp(&strides[b])
+        })
     });
     let mut required: isize = 1;
     for &d in &perm {

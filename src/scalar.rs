@@ -138,6 +138,9 @@ mod tests {
         assert_eq!(rt(Scalar::Float(-2.7), DType::I32), Scalar::Int(-2));
         assert_eq!(rt(Scalar::Float(0.5), DType::Bool), Scalar::Bool(true));
         assert_eq!(rt(Scalar::Float(1.5), DType::BF16), Scalar::Float(1.5));
-        assert_eq!(rt(Scalar::Complex(1.0, 2.0), DType::C64), Scalar::Complex(1.0, 2.0));
+        assert_eq!(
+            rt(Scalar::Complex(1.0, 2.0), DType::C64),
+            Scalar::Complex(1.0, 2.0)
+        );
     }
 }

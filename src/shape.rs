@@ -15,8 +15,16 @@ pub fn infer_size(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let mut out = vec![0usize; n];
     for i in (0..n).rev() {
         let offset = n - 1 - i;
-        let size_a = if offset < a.len() { a[a.len() - 1 - offset] } else { 1 };
-        let size_b = if offset < b.len() { b[b.len() - 1 - offset] } else { 1 };
+        let size_a = if offset < a.len() {
+            a[a.len() - 1 - offset]
+        } else {
+            1
+        };
+        let size_b = if offset < b.len() {
+            b[b.len() - 1 - offset]
+        } else {
+            1
+        };
         if size_a != size_b && size_a != 1 && size_b != 1 {
             return Err(Error::value(format!(
                 "The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at non-singleton dimension {i}"
@@ -39,7 +47,12 @@ pub fn broadcast_shapes<S: AsRef<[usize]>>(shapes: &[S]) -> Result<Vec<usize>> {
 
 /// torch's `inferExpandGeometry`: the strides of `shape`/`strides` expanded to `target`.
 /// New leading dims and expanded size-1 dims get stride 0; `-1` in `target` keeps a size.
-pub fn expand_strides(shape: &[usize], strides: &[isize], target: &[i64], type_name: &str) -> Result<(Vec<usize>, Vec<isize>)> {
+pub fn expand_strides(
+    shape: &[usize],
+    strides: &[isize],
+    target: &[i64],
+    type_name: &str,
+) -> Result<(Vec<usize>, Vec<isize>)> {
     let ndim = shape.len();
     let tdim = target.len();
     if tdim < ndim {
@@ -66,7 +79,11 @@ pub fn expand_strides(shape: &[usize], strides: &[isize], target: &[i64], type_n
         }
         let dim = ndim - 1 - offset;
         let (size, stride) = (shape[dim], strides[dim]);
-        let size_i = if target_size == -1 { size as i64 } else { target_size };
+        let size_i = if target_size == -1 {
+            size as i64
+        } else {
+            target_size
+        };
         if size as i64 != size_i {
             if size != 1 {
                 return Err(Error::value(format!(
@@ -102,7 +119,11 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
             rank - 1
         )));
     }
-    Ok(if dim < 0 { (dim + rank) as usize } else { dim as usize })
+    Ok(if dim < 0 {
+        (dim + rank) as usize
+    } else {
+        dim as usize
+    })
 }
 
 /// Checks sizes given by a user (`empty(shape)`): none may be negative.

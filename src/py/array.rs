@@ -21,7 +21,11 @@ impl From<Array> for PyArray {
 }
 
 /// Nested Python lists of `values` in row-major order over `shape`.
-fn nested_list<'py>(py: Python<'py>, shape: &[usize], values: &[Scalar]) -> PyResult<Bound<'py, PyAny>> {
+fn nested_list<'py>(
+    py: Python<'py>,
+    shape: &[usize],
+    values: &[Scalar],
+) -> PyResult<Bound<'py, PyAny>> {
     match shape.split_first() {
         None => scalar_to_py(py, values[0]),
         Some((&n, rest)) => {
@@ -69,7 +73,14 @@ impl PyArray {
             None => Ok(PyTuple::new(py, self.inner.strides())?.into_any()),
             Some(d) => {
                 let d = crate::shape::wrap_dim(d, self.inner.ndim())?;
-                Ok(self.inner.strides().get(d).copied().unwrap_or(1).into_pyobject(py)?.into_any())
+                Ok(self
+                    .inner
+                    .strides()
+                    .get(d)
+                    .copied()
+                    .unwrap_or(1)
+                    .into_pyobject(py)?
+                    .into_any())
             }
         }
     }
@@ -101,7 +112,10 @@ impl PyArray {
     }
     #[pyo3(signature = (exact_match=false))]
     fn suggest_memory_format(&self, exact_match: bool) -> PyMemoryFormat {
-        self.inner.layout().suggest_memory_format(exact_match).into()
+        self.inner
+            .layout()
+            .suggest_memory_format(exact_match)
+            .into()
     }
     #[getter]
     fn memory_format(&self) -> PyMemoryFormat {
@@ -128,9 +142,17 @@ impl PyArray {
         Ok(self.inner.expand(&int_args(sizes)?)?.into())
     }
     #[pyo3(signature = (size, stride, storage_offset=None))]
-    fn as_strided(&self, size: Vec<i64>, stride: Vec<isize>, storage_offset: Option<isize>) -> PyResult<PyArray> {
+    fn as_strided(
+        &self,
+        size: Vec<i64>,
+        stride: Vec<isize>,
+        storage_offset: Option<isize>,
+    ) -> PyResult<PyArray> {
         let size = crate::shape::check_sizes(&size)?;
-        Ok(self.inner.as_strided(&size, &stride, storage_offset)?.into())
+        Ok(self
+            .inner
+            .as_strided(&size, &stride, storage_offset)?
+            .into())
     }
     fn unsqueeze(&self, dim: i64) -> PyResult<PyArray> {
         Ok(self.inner.unsqueeze(dim)?.into())
@@ -222,7 +244,9 @@ impl PyArray {
 fn empty_nested<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
     match shape.split_first() {
         Some((&n, rest)) if n > 0 => {
-            let items = (0..n).map(|_| empty_nested(py, rest)).collect::<PyResult<Vec<_>>>()?;
+            let items = (0..n)
+                .map(|_| empty_nested(py, rest))
+                .collect::<PyResult<Vec<_>>>()?;
             Ok(PyList::new(py, items)?.into_any())
         }
         _ => Ok(PyList::empty(py).into_any()),

@@ -7,7 +7,9 @@ use crate::{DType, IndexItem, Scalar};
 use numpy::PyArrayDescr;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyComplex, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
+use pyo3::types::{
+    PyBool, PyComplex, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple,
+};
 
 /// Parses a user's dtype: ferroiter names first (cheap), then anything `numpy.dtype()` accepts,
 /// then torch dtypes (`torch.float32`) by their printed name.
@@ -45,7 +47,12 @@ pub fn dtype_to_numpy<'py>(py: Python<'py>, dtype: DType) -> PyResult<Bound<'py,
                 DType::ComplexHalf => None,
                 other => Some(np_dtype.call1((other.name(),))?),
             };
-            out.push(descr.map(|x| x.cast_into::<PyArrayDescr>()).transpose()?.map(Bound::unbind));
+            out.push(
+                descr
+                    .map(|x| x.cast_into::<PyArrayDescr>())
+                    .transpose()?
+                    .map(Bound::unbind),
+            );
         }
         Ok(out)
     })?;
@@ -66,10 +73,12 @@ pub fn scalar_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
         return Ok(Scalar::Bool(obj.extract()?));
     }
     if obj.is_instance_of::<PyInt>() {
-        return obj
-            .extract::<i64>()
-            .map(Scalar::Int)
-            .map_err(|_| Error::value(format!("value cannot be converted to type int64 without overflow: {obj}")).into());
+        return obj.extract::<i64>().map(Scalar::Int).map_err(|_| {
+            Error::value(format!(
+                "value cannot be converted to type int64 without overflow: {obj}"
+            ))
+            .into()
+        });
     }
     if obj.is_instance_of::<PyFloat>() {
         return Ok(Scalar::Float(obj.extract()?));
@@ -79,7 +88,11 @@ pub fn scalar_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
     }
     // numpy scalars and other number-likes: by what they convert to.
     if let Ok(b) = obj.extract::<bool>() {
-        if obj.getattr("dtype").and_then(|d| d.getattr("kind")).is_ok_and(|k| k.to_string() == "b") {
+        if obj
+            .getattr("dtype")
+            .and_then(|d| d.getattr("kind"))
+            .is_ok_and(|k| k.to_string() == "b")
+        {
             return Ok(Scalar::Bool(b));
         }
     }
@@ -118,8 +131,16 @@ pub fn shape_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
     if let Ok(n) = obj.extract::<i64>() {
         return Ok(vec![n]);
     }
-    obj.extract::<Vec<i64>>()
-        .map_err(|_| Error::type_(format!("expected a shape (a sequence of ints), got {}", obj.get_type().name().map(|n| n.to_string()).unwrap_or_default())).into())
+    obj.extract::<Vec<i64>>().map_err(|_| {
+        Error::type_(format!(
+            "expected a shape (a sequence of ints), got {}",
+            obj.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+        .into()
+    })
 }
 
 fn optional_int(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {

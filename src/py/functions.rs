@@ -34,7 +34,11 @@ fn from_numpy(ndarray: &Bound<'_, PyAny>) -> PyResult<PyArray> {
     let arr = ndarray.cast::<PyUntypedArray>().map_err(|_| {
         pyo3::exceptions::PyTypeError::new_err(format!(
             "from_numpy expects a numpy.ndarray, got {}",
-            ndarray.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            ndarray
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
         ))
     })?;
     Ok(numpy_bridge::from_numpy(arr)?.into())
@@ -42,19 +46,36 @@ fn from_numpy(ndarray: &Bound<'_, PyAny>) -> PyResult<PyArray> {
 
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, memory_format=PyMemoryFormat::contiguous_format))]
-fn empty(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, memory_format: PyMemoryFormat) -> PyResult<PyArray> {
-    Ok(Array::empty(&sizes(shape)?, dtype_or(dtype, dtype::DEFAULT_FLOAT)?, memory_format.into())?.into())
+fn empty(
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    memory_format: PyMemoryFormat,
+) -> PyResult<PyArray> {
+    Ok(Array::empty(
+        &sizes(shape)?,
+        dtype_or(dtype, dtype::DEFAULT_FLOAT)?,
+        memory_format.into(),
+    )?
+    .into())
 }
 
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, memory_format=PyMemoryFormat::contiguous_format))]
-fn zeros(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, memory_format: PyMemoryFormat) -> PyResult<PyArray> {
+fn zeros(
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    memory_format: PyMemoryFormat,
+) -> PyResult<PyArray> {
     empty(shape, dtype, memory_format)
 }
 
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, memory_format=PyMemoryFormat::contiguous_format))]
-fn ones(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, memory_format: PyMemoryFormat) -> PyResult<PyArray> {
+fn ones(
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    memory_format: PyMemoryFormat,
+) -> PyResult<PyArray> {
     let dtype = dtype_or(dtype, dtype::DEFAULT_FLOAT)?;
     Ok(Array::full(&sizes(shape)?, Scalar::Int(1), dtype, memory_format.into())?.into())
 }
@@ -91,33 +112,64 @@ fn arange(
         Some(s) => scalar_from_py(s)?,
         None => Scalar::Int(1),
     };
-    let all_int = [start, stop, step].iter().all(|s| matches!(s, Scalar::Int(_) | Scalar::Bool(_)));
-    let default = if all_int { DType::I64 } else { dtype::DEFAULT_FLOAT };
+    let all_int = [start, stop, step]
+        .iter()
+        .all(|s| matches!(s, Scalar::Int(_) | Scalar::Bool(_)));
+    let default = if all_int {
+        DType::I64
+    } else {
+        dtype::DEFAULT_FLOAT
+    };
     Ok(Array::arange(start, stop, step, dtype_or(dtype, default)?)?.into())
 }
 
 #[pyfunction]
 #[pyo3(signature = (shape, stride, dtype=None))]
-fn empty_strided(shape: &Bound<'_, PyAny>, stride: Vec<isize>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyArray> {
-    Ok(Array::empty_strided(&sizes(shape)?, &stride, dtype_or(dtype, dtype::DEFAULT_FLOAT)?)?.into())
+fn empty_strided(
+    shape: &Bound<'_, PyAny>,
+    stride: Vec<isize>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyArray> {
+    Ok(Array::empty_strided(
+        &sizes(shape)?,
+        &stride,
+        dtype_or(dtype, dtype::DEFAULT_FLOAT)?,
+    )?
+    .into())
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, dtype=None, memory_format=PyMemoryFormat::preserve_format))]
-fn empty_like(a: &PyArray, dtype: Option<&Bound<'_, PyAny>>, memory_format: PyMemoryFormat) -> PyResult<PyArray> {
-    Ok(a.inner.empty_like(dtype_opt(dtype)?, memory_format.into())?.into())
+fn empty_like(
+    a: &PyArray,
+    dtype: Option<&Bound<'_, PyAny>>,
+    memory_format: PyMemoryFormat,
+) -> PyResult<PyArray> {
+    Ok(a.inner
+        .empty_like(dtype_opt(dtype)?, memory_format.into())?
+        .into())
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, dtype=None, memory_format=PyMemoryFormat::preserve_format))]
-fn zeros_like(a: &PyArray, dtype: Option<&Bound<'_, PyAny>>, memory_format: PyMemoryFormat) -> PyResult<PyArray> {
+fn zeros_like(
+    a: &PyArray,
+    dtype: Option<&Bound<'_, PyAny>>,
+    memory_format: PyMemoryFormat,
+) -> PyResult<PyArray> {
     empty_like(a, dtype, memory_format)
 }
 
 #[pyfunction]
 #[pyo3(signature = (a, dtype=None, memory_format=PyMemoryFormat::preserve_format))]
-fn ones_like(a: &PyArray, dtype: Option<&Bound<'_, PyAny>>, memory_format: PyMemoryFormat) -> PyResult<PyArray> {
-    Ok(a.inner.full_like(Scalar::Int(1), dtype_opt(dtype)?, memory_format.into())?.into())
+fn ones_like(
+    a: &PyArray,
+    dtype: Option<&Bound<'_, PyAny>>,
+    memory_format: PyMemoryFormat,
+) -> PyResult<PyArray> {
+    Ok(a.inner
+        .full_like(Scalar::Int(1), dtype_opt(dtype)?, memory_format.into())?
+        .into())
 }
 
 #[pyfunction]
@@ -128,13 +180,22 @@ fn full_like(
     dtype: Option<&Bound<'_, PyAny>>,
     memory_format: PyMemoryFormat,
 ) -> PyResult<PyArray> {
-    Ok(a.inner.full_like(scalar_from_py(fill_value)?, dtype_opt(dtype)?, memory_format.into())?.into())
+    Ok(a.inner
+        .full_like(
+            scalar_from_py(fill_value)?,
+            dtype_opt(dtype)?,
+            memory_format.into(),
+        )?
+        .into())
 }
 
 /// `broadcast_shapes(*shapes)` → the broadcast shape as a tuple.
 #[pyfunction]
 #[pyo3(signature = (*shapes))]
-fn broadcast_shapes<'py>(py: Python<'py>, shapes: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyTuple>> {
+fn broadcast_shapes<'py>(
+    py: Python<'py>,
+    shapes: &Bound<'py, PyTuple>,
+) -> PyResult<Bound<'py, PyTuple>> {
     let shapes: Vec<Vec<usize>> = shapes.iter().map(|s| sizes(&s)).collect::<PyResult<_>>()?;
     PyTuple::new(py, crate::shape::broadcast_shapes(&shapes)?)
 }
@@ -149,7 +210,10 @@ fn broadcast_to(a: &PyArray, shape: &Bound<'_, PyAny>) -> PyResult<PyArray> {
 fn broadcast_tensors(arrays: Vec<PyRef<'_, PyArray>>) -> PyResult<Vec<PyArray>> {
     let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.inner.shape()).collect();
     let shape = crate::shape::broadcast_shapes(&shapes)?;
-    arrays.iter().map(|a| Ok(a.inner.broadcast_to(&shape)?.into())).collect()
+    arrays
+        .iter()
+        .map(|a| Ok(a.inner.broadcast_to(&shape)?.into()))
+        .collect()
 }
 
 /// How an operand of `result_type` takes part: arrays by their rank, Python numbers as wrapped
@@ -163,13 +227,23 @@ fn participant(obj: &Bound<'_, PyAny>) -> PyResult<Participant> {
     } else {
         return Ok(Participant::Wrapped(scalar_from_py(obj)?.wrapped_dtype()));
     };
-    Ok(if ndim == 0 { Participant::ZeroDim(dtype) } else { Participant::Dim(dtype) })
+    Ok(if ndim == 0 {
+        Participant::ZeroDim(dtype)
+    } else {
+        Participant::Dim(dtype)
+    })
 }
 
 #[pyfunction]
 #[pyo3(signature = (*operands))]
-fn result_type<'py>(py: Python<'py>, operands: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
-    let parts: Vec<Participant> = operands.iter().map(|o| participant(&o)).collect::<PyResult<_>>()?;
+fn result_type<'py>(
+    py: Python<'py>,
+    operands: &Bound<'py, PyTuple>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let parts: Vec<Participant> = operands
+        .iter()
+        .map(|o| participant(&o))
+        .collect::<PyResult<_>>()?;
     dtype_py(py, dtype::result_type(&parts)?)
 }
 
@@ -182,8 +256,15 @@ fn dtype_py(py: Python<'_>, d: DType) -> PyResult<Bound<'_, PyAny>> {
 }
 
 #[pyfunction]
-fn promote_types<'py>(py: Python<'py>, type1: &Bound<'py, PyAny>, type2: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    dtype_py(py, dtype::promote_types(dtype_from_py(type1)?, dtype_from_py(type2)?))
+fn promote_types<'py>(
+    py: Python<'py>,
+    type1: &Bound<'py, PyAny>,
+    type2: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    dtype_py(
+        py,
+        dtype::promote_types(dtype_from_py(type1)?, dtype_from_py(type2)?),
+    )
 }
 
 #[pyfunction]

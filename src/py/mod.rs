@@ -24,7 +24,14 @@ impl From<Error> for PyErr {
 }
 
 /// `ferroiter.MemoryFormat`: how a 4-D/5-D array orders its dims in memory.
-#[pyclass(name = "MemoryFormat", module = "ferroiter", eq, frozen, hash, from_py_object)]
+#[pyclass(
+    name = "MemoryFormat",
+    module = "ferroiter",
+    eq,
+    frozen,
+    hash,
+    from_py_object
+)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[allow(non_camel_case_types)]
 pub enum PyMemoryFormat {
