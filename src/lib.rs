@@ -8,8 +8,10 @@
 pub mod array;
 pub mod dtype;
 pub mod error;
+pub mod exec;
 pub mod layout;
 pub mod memory_format;
+pub mod plan;
 pub mod scalar;
 pub mod shape;
 pub mod storage;
@@ -23,4 +25,5 @@ pub use dtype::DType;
 pub use error::{Error, Result};
 pub use layout::{IndexItem, Layout};
 pub use memory_format::MemoryFormat;
+pub use plan::{TensorIterator, TensorIteratorConfig};
 pub use scalar::Scalar;

@@ -51,7 +51,12 @@ impl Storage {
         let ptr = NonNull::new(raw).ok_or_else(|| {
             Error::value(format!("out of memory: cannot allocate {nbytes} bytes"))
         })?;
-        Ok(Arc::new(Storage { ptr, nbytes, writable: true, owner: Owner::Aligned(layout) }))
+        Ok(Arc::new(Storage {
+            ptr,
+            nbytes,
+            writable: true,
+            owner: Owner::Aligned(layout),
+        }))
     }
 
     /// Wraps memory owned by someone else.
@@ -65,7 +70,12 @@ impl Storage {
         writable: bool,
         keep_alive: Box<dyn Any + Send + Sync>,
     ) -> Arc<Storage> {
-        Arc::new(Storage { ptr, nbytes, writable, owner: Owner::External(keep_alive) })
+        Arc::new(Storage {
+            ptr,
+            nbytes,
+            writable,
+            owner: Owner::External(keep_alive),
+        })
     }
 
     pub fn nbytes(&self) -> usize {
@@ -96,7 +106,11 @@ impl Storage {
         // SAFETY: the range was checked to lie inside the buffer, which is valid for reads;
         // `out` is a distinct Rust allocation, so the two do not overlap.
         unsafe {
-            std::ptr::copy_nonoverlapping(self.ptr.as_ptr().add(byte_offset), out.as_mut_ptr(), out.len())
+            std::ptr::copy_nonoverlapping(
+                self.ptr.as_ptr().add(byte_offset),
+                out.as_mut_ptr(),
+                out.len(),
+            )
         };
         Ok(())
     }
@@ -108,7 +122,11 @@ impl Storage {
         // SAFETY: the range is inside the buffer, which is valid for writes because the storage
         // is writable; `bytes` is a Rust slice that cannot alias our buffer mutably.
         unsafe {
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.as_ptr().add(byte_offset), bytes.len())
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                self.ptr.as_ptr().add(byte_offset),
+                bytes.len(),
+            )
         };
         Ok(())
     }
@@ -134,7 +152,9 @@ impl Storage {
         if self.writable {
             Ok(())
         } else {
-            Err(Error::value("cannot write into a read-only array (it views read-only memory)"))
+            Err(Error::value(
+                "cannot write into a read-only array (it views read-only memory)",
+            ))
         }
     }
 }

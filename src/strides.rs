@@ -5,7 +5,10 @@
 /// `[n-1, …, 0]`; `should_swap(a, b)` returns +1 (swap), -1 (stop) or 0 (ambiguous: keep
 /// scanning left *without* moving), which can swap non-adjacent entries. Returns the perm,
 /// fastest dim first, in torch's convention.
-pub fn ambiguity_aware_sort(n: usize, mut should_swap: impl FnMut(usize, usize) -> i32) -> Vec<usize> {
+pub fn ambiguity_aware_sort(
+    n: usize,
+    mut should_swap: impl FnMut(usize, usize) -> i32,
+) -> Vec<usize> {
     let mut perm: Vec<usize> = (0..n).rev().collect();
     for i in 1..n {
         let mut dim1 = i;
@@ -25,7 +28,11 @@ pub fn ambiguity_aware_sort(n: usize, mut should_swap: impl FnMut(usize, usize) 
 /// torch's `computeStride`: the strides of `new_shape` viewing memory laid out as
 /// (`old_shape`, `old_strides`) without a copy, or `None` when a new dim would span two
 /// non-contiguous chunks. `numel` must match (checked by the caller).
-pub fn view_strides(old_shape: &[usize], old_strides: &[isize], new_shape: &[usize]) -> Option<Vec<isize>> {
+pub fn view_strides(
+    old_shape: &[usize],
+    old_strides: &[isize],
+    new_shape: &[usize],
+) -> Option<Vec<isize>> {
     let numel: usize = old_shape.iter().product();
     if numel == 0 {
         // Any shape of zero elements is a valid view; torch uses contiguous strides when the
@@ -101,10 +108,16 @@ mod tests {
 
     #[test]
     fn view_of_contiguous() {
-        assert_eq!(view_strides(&[2, 3, 4], &[12, 4, 1], &[6, 4]), Some(vec![4, 1]));
+        assert_eq!(
+            view_strides(&[2, 3, 4], &[12, 4, 1], &[6, 4]),
+            Some(vec![4, 1])
+        );
         assert_eq!(view_strides(&[2, 3, 4], &[12, 4, 1], &[24]), Some(vec![1]));
         assert_eq!(view_strides(&[2, 3], &[1, 2], &[6]), None);
-        assert_eq!(view_strides(&[2, 3], &[1, 2], &[2, 3, 1]), Some(vec![1, 2, 2]));
+        assert_eq!(
+            view_strides(&[2, 3], &[1, 2], &[2, 3, 1]),
+            Some(vec![1, 2, 2])
+        );
     }
 
     #[test]

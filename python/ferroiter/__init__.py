@@ -15,6 +15,8 @@ from . import _ferroiter  # noqa: F401  (the extension module, as ferroiter._fer
 from ._ferroiter import (
     Array,
     MemoryFormat,
+    TensorIterator,
+    TensorIteratorConfig,
     arange,
     broadcast_shapes,
     broadcast_tensors,
@@ -45,6 +47,8 @@ __all__ = [
     "Array",
     "GRAIN_SIZE",
     "MemoryFormat",
+    "TensorIterator",
+    "TensorIteratorConfig",
     "arange",
     "asarray",
     "broadcast_shapes",
@@ -71,7 +75,7 @@ __all__ = [
 ]
 
 #: Elements below which torch (and ferroiter) run a loop on one thread.
-GRAIN_SIZE = 32768
+GRAIN_SIZE: int = _ferroiter.GRAIN_SIZE
 
 # Python numbers default like torch's: float -> float32, complex -> complex64.
 _DEFAULT_FOR_NUMPY = {_np.dtype("float64"): "float32", _np.dtype("complex128"): "complex64"}

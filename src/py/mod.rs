@@ -4,6 +4,7 @@
 mod array;
 mod convert;
 mod functions;
+mod iterator;
 mod numpy_bridge;
 
 pub use array::PyArray;
@@ -24,7 +25,14 @@ impl From<Error> for PyErr {
 }
 
 /// `ferroiter.MemoryFormat`: how a 4-D/5-D array orders its dims in memory.
-#[pyclass(name = "MemoryFormat", module = "ferroiter", eq, frozen, hash, from_py_object)]
+#[pyclass(
+    name = "MemoryFormat",
+    module = "ferroiter",
+    eq,
+    frozen,
+    hash,
+    from_py_object
+)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[allow(non_camel_case_types)]
 pub enum PyMemoryFormat {
@@ -67,6 +75,9 @@ impl From<MemoryFormat> for PyMemoryFormat {
 fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyArray>()?;
     m.add_class::<PyMemoryFormat>()?;
+    m.add_class::<iterator::PyConfig>()?;
+    m.add_class::<iterator::PyIterator>()?;
+    m.add("GRAIN_SIZE", crate::exec::chunks::GRAIN_SIZE)?;
     m.add("contiguous_format", PyMemoryFormat::contiguous_format)?;
     m.add("channels_last", PyMemoryFormat::channels_last)?;
     m.add("channels_last_3d", PyMemoryFormat::channels_last_3d)?;

@@ -19,7 +19,10 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
     let descr = arr.dtype();
     let name: String = descr.getattr("name")?.extract()?;
     if descr.is_native_byteorder() == Some(false) {
-        return Err(Error::type_(format!("from_numpy: non-native byte order ({name}) is not supported")).into());
+        return Err(Error::type_(format!(
+            "from_numpy: non-native byte order ({name}) is not supported"
+        ))
+        .into());
     }
     let dtype = DType::from_name(&name)?;
     let itemsize = dtype.itemsize() as isize;
@@ -57,7 +60,15 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
     // valid (and writable iff the WRITEABLE flag is set) while the ndarray lives; the storage
     // holds a reference to it.
     let storage = unsafe { Storage::from_external(base, nbytes, writable, Box::new(keep_alive)) };
-    Ok(Array::from_parts(storage, Layout { shape, strides, offset: -lo }, dtype)?)
+    Ok(Array::from_parts(
+        storage,
+        Layout {
+            shape,
+            strides,
+            offset: -lo,
+        },
+        dtype,
+    )?)
 }
 
 /// `Array.numpy()`: an ndarray over the same memory whose base keeps `owner` alive.
@@ -66,9 +77,21 @@ pub fn to_numpy<'py>(owner: &Bound<'py, PyArray>) -> PyResult<Bound<'py, PyAny>>
     let array = &owner.get().inner;
     let descr = dtype_to_numpy(py, array.dtype())?;
     let itemsize = array.itemsize() as isize;
-    let mut dims: Vec<npyffi::npy_intp> = array.shape().iter().map(|&s| s as npyffi::npy_intp).collect();
-    let mut strides: Vec<npyffi::npy_intp> = array.strides().iter().map(|&s| (s * itemsize) as npyffi::npy_intp).collect();
-    let flags = if array.is_readonly() { 0 } else { NPY_ARRAY_WRITEABLE };
+    let mut dims: Vec<npyffi::npy_intp> = array
+        .shape()
+        .iter()
+        .map(|&s| s as npyffi::npy_intp)
+        .collect();
+    let mut strides: Vec<npyffi::npy_intp> = array
+        .strides()
+        .iter()
+        .map(|&s| (s * itemsize) as npyffi::npy_intp)
+        .collect();
+    let flags = if array.is_readonly() {
+        0
+    } else {
+        NPY_ARRAY_WRITEABLE
+    };
     // SAFETY: the descriptor reference is stolen by NewFromDescr (we pass a new one); dims and
     // strides have `ndim` entries; the data pointer and strides describe memory inside the
     // array's storage (checked when the Array was made), which the base object keeps alive.
@@ -87,7 +110,9 @@ pub fn to_numpy<'py>(owner: &Bound<'py, PyArray>) -> PyResult<Bound<'py, PyAny>>
         );
         let nd = Bound::from_owned_ptr_or_err(py, raw)?;
         let base = owner.clone().into_any().into_ptr();
-        if PY_ARRAY_API.PyArray_SetBaseObject(py, nd.as_ptr() as *mut npyffi::PyArrayObject, base) != 0 {
+        if PY_ARRAY_API.PyArray_SetBaseObject(py, nd.as_ptr() as *mut npyffi::PyArrayObject, base)
+            != 0
+        {
             return Err(PyErr::fetch(py));
         }
         Ok(nd)

@@ -1,0 +1,761 @@
+//! `build()`: torch's TensorIterator phases, in torch's order, each a function of the state
+//! the previous ones left. Every phase writes what it decided into the trace (when tracing),
+//! which is what `explain()` prints.
+
+use super::config::TensorIteratorConfig;
+use super::operand::Operand;
+use super::overlap::{assert_no_internal_overlap, assert_no_partial_overlap};
+use super::trace::{list, Trace};
+use super::{FastSetup, TensorIterator};
+use crate::dtype::{self, DType, Participant};
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::memory_format::MemoryFormat;
+use crate::shape::{fmt_shape, infer_size};
+use crate::strides::ambiguity_aware_sort;
+use crate::Array;
+
+/// The mutable state of one build; frozen into a `TensorIterator` at the end.
+struct Builder<'c> {
+    config: &'c TensorIteratorConfig,
+    ops: Vec<Operand>,
+    noutputs: usize,
+    shape: Vec<usize>,
+    perm: Vec<usize>,
+    all_ops_same_shape: bool,
+    all_ops_are_scalars: bool,
+    common_dtype: Option<DType>,
+    fast_setup: Option<FastSetup>,
+    trace: Trace,
+}
+
+/// Runs every phase; with `tracing`, the returned iterator carries the explanation.
+pub fn build(config: &TensorIteratorConfig, tracing: bool) -> Result<TensorIterator> {
+    let mut b = Builder::new(config, tracing);
+    b.mark_outputs()?;
+    b.compute_mem_overlaps()?;
+    b.compute_shape()?;
+    b.mark_resize_outputs()?;
+    b.compute_types()?;
+    if !b.fast_set_up()? {
+        b.compute_strides();
+        b.reorder_dimensions();
+        b.allocate_or_resize_outputs()?;
+        b.coalesce_dimensions();
+    }
+    Ok(b.finish())
+}
+
+/// How an operand is named in the trace.
+fn role(op: &Operand, i: usize) -> String {
+    if op.is_output {
+        format!("output {i}")
+    } else {
+        format!("input {i}")
+    }
+}
+
+fn describe(a: &Array) -> String {
+    format!(
+        "{} shape {} strides {}",
+        a.dtype(),
+        fmt_shape(a.shape()),
+        fmt_shape(a.strides())
+    )
+}
+
+impl<'c> Builder<'c> {
+    /// populate_operands: outputs first, then inputs, in insertion order.
+    fn new(config: &'c TensorIteratorConfig, tracing: bool) -> Self {
+        let mut ops: Vec<Operand> = config
+            .outputs
+            .iter()
+            .map(|o| Operand::new(o.clone(), true))
+            .collect();
+        for input in &config.inputs {
+            let mut op = Operand::new(Some(input.array.clone()), false);
+            op.is_const = input.is_const;
+            op.is_wrapped_number = input.is_wrapped_number;
+            ops.push(op);
+        }
+        let mut trace = Trace::new(tracing);
+        trace.line(|| "operands (outputs first, then inputs; element strides):".to_string());
+        for (i, op) in ops.iter().enumerate() {
+            trace.line(|| match &op.array {
+                None => format!("  [{i}] {:<9} to be allocated", role(op, i)),
+                Some(a) => {
+                    let extra = if op.is_wrapped_number {
+                        " (a wrapped Python scalar)"
+                    } else {
+                        ""
+                    };
+                    format!("  [{i}] {:<9} {}{extra}", role(op, i), describe(a))
+                }
+            });
+        }
+        Builder {
+            config,
+            noutputs: config.outputs.len(),
+            ops,
+            shape: vec![],
+            perm: vec![],
+            all_ops_same_shape: true,
+            all_ops_are_scalars: false,
+            common_dtype: None,
+            fast_setup: None,
+            trace,
+        }
+    }
+
+    fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// mark_outputs: an output that is also an input is read-write (never resized). Outputs
+    /// must be writable.
+    fn mark_outputs(&mut self) -> Result<()> {
+        for i in 0..self.noutputs {
+            let Some(out) = self.ops[i].array.clone() else {
+                continue;
+            };
+            out.storage().check_writable()?;
+            let same = self.ops[self.noutputs..]
+                .iter()
+                .any(|op| op.array.as_ref().is_some_and(|a| same_array(a, &out)));
+            if same {
+                self.ops[i].is_read_write = true;
+                self.trace.line(|| {
+                    format!("mark_outputs: output {i} is also an input: read-write, never resized")
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// compute_mem_overlaps: no output may address one element twice or partially overlap an
+    /// input (full overlap, as in `x.add_(x)`, is fine).
+    fn compute_mem_overlaps(&mut self) -> Result<()> {
+        if !self.config.check_mem_overlap {
+            self.trace.line(|| "compute_mem_overlaps: off".to_string());
+            return Ok(());
+        }
+        for i in 0..self.noutputs {
+            let Some(out) = &self.ops[i].array else {
+                continue;
+            };
+            assert_no_internal_overlap(out)?;
+            for input in self.ops[self.noutputs..]
+                .iter()
+                .filter_map(|op| op.array.as_ref())
+            {
+                if !same_array(input, out) {
+                    assert_no_partial_overlap(out, input)?;
+                }
+            }
+        }
+        self.trace.line(|| {
+            "compute_mem_overlaps: no output overlaps itself or partially overlaps an input"
+                .to_string()
+        });
+        Ok(())
+    }
+
+    /// compute_shape: fold `infer_size` over the operands (outputs skipped when they may be
+    /// resized); a mix of 0-d and n-d operands counts as "not all the same shape".
+    fn compute_shape(&mut self) -> Result<()> {
+        if let Some(shape) = &self.config.static_shape {
+            self.shape = shape.clone();
+            self.trace
+                .line(|| format!("compute_shape: static shape {}", list(shape)));
+            return Ok(());
+        }
+        let (mut has_scalars, mut has_tensors) = (false, false);
+        let mut shape: Option<Vec<usize>> = None;
+        for (i, op) in self.ops.iter().enumerate() {
+            let Some(a) = &op.array else { continue };
+            if self.config.resize_outputs && op.is_output {
+                continue;
+            }
+            if a.ndim() == 0 {
+                has_scalars = true;
+            } else {
+                has_tensors = true;
+            }
+            if has_scalars && has_tensors {
+                self.all_ops_same_shape = false;
+            }
+            shape = Some(match shape {
+                None => a.shape().to_vec(),
+                Some(acc) if acc == a.shape() => acc,
+                Some(acc) => {
+                    self.all_ops_same_shape = false;
+                    let next = infer_size(&acc, a.shape())?;
+                    self.trace.line(|| {
+                        format!(
+                            "compute_shape: {} with operand {i} {} -> {}",
+                            list(&acc),
+                            list(a.shape()),
+                            list(&next)
+                        )
+                    });
+                    next
+                }
+            });
+        }
+        self.shape = shape.unwrap_or_default();
+        self.all_ops_are_scalars = !has_tensors;
+        self.trace.line(|| {
+            format!(
+                "compute_shape: broadcast shape {}; all operands the same shape: {}",
+                list(&self.shape),
+                self.all_ops_same_shape
+            )
+        });
+        Ok(())
+    }
+
+    /// mark_resize_outputs: a given output of another shape is reallocated if allowed,
+    /// otherwise it is torch's "doesn't match the broadcast shape" error.
+    fn mark_resize_outputs(&mut self) -> Result<()> {
+        if self.config.static_shape.is_some() {
+            return Ok(());
+        }
+        for i in 0..self.noutputs {
+            let Some(out) = self.ops[i].array.clone() else {
+                continue;
+            };
+            if out.shape() != self.shape.as_slice() {
+                if self.config.resize_outputs && !self.ops[i].is_read_write {
+                    self.ops[i].will_resize = true;
+                    self.trace.line(|| {
+                        format!(
+                            "mark_resize_outputs: output {i} has shape {} and will be resized",
+                            list(out.shape())
+                        )
+                    });
+                    continue;
+                }
+                if !self.config.is_reduction {
+                    return Err(Error::value(format!(
+                        "output with shape {} doesn't match the broadcast shape {}",
+                        fmt_shape(out.shape()),
+                        fmt_shape(&self.shape)
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// compute_types: the common dtype (first input's, or `result_type` of the inputs when
+    /// they differ), torch's same-dtype and safe-casting checks, and temporaries for inputs
+    /// and outputs of another dtype.
+    fn compute_types(&mut self) -> Result<()> {
+        let cfg = self.config;
+        let mut common: Option<DType> = None;
+        let mut output_dtype: Option<DType> = None;
+        let (mut diff_inputs, mut diff_outputs, mut undefined_outputs) = (false, false, false);
+        for op in &mut self.ops {
+            let Some(a) = &op.array else {
+                match cfg.static_dtype {
+                    Some(d) => op.target_dtype = Some(d),
+                    None => undefined_outputs = true,
+                }
+                continue;
+            };
+            let seen = if op.is_output {
+                &mut output_dtype
+            } else {
+                &mut common
+            };
+            match seen {
+                None => *seen = Some(a.dtype()),
+                Some(d) if *d != a.dtype() => {
+                    if op.is_output {
+                        diff_outputs = true
+                    } else {
+                        diff_inputs = true
+                    }
+                }
+                _ => {}
+            }
+        }
+        let name = |d: Option<DType>| d.map_or("Undefined", |d| d.torch_name());
+        if cfg.check_all_same_dtype
+            && (diff_inputs || diff_outputs || (output_dtype.is_some() && common != output_dtype))
+        {
+            for op in self.ops.iter().filter(|op| op.array.is_some()) {
+                if op.target_dtype != common {
+                    return Err(Error::type_(format!(
+                        "Found dtype {} but expected {}",
+                        name(op.target_dtype),
+                        name(common)
+                    )));
+                }
+            }
+        }
+        if !undefined_outputs
+            && !cfg.check_all_same_device
+            && !cfg.promote_inputs_to_common_dtype
+            && !cfg.cast_common_dtype_to_outputs
+            && !cfg.enforce_safe_casting_to_output
+        {
+            self.common_dtype = if diff_inputs { None } else { common };
+            self.trace.line(|| {
+                format!(
+                    "compute_types: no promotion asked; common dtype {}",
+                    name(self.common_dtype)
+                )
+            });
+            return Ok(());
+        }
+        if (diff_inputs || self.all_ops_are_scalars) && cfg.promote_inputs_to_common_dtype {
+            let parts: Vec<Participant> = self
+                .ops
+                .iter()
+                .filter(|op| !op.is_output)
+                .filter_map(participant)
+                .collect();
+            common = Some(dtype::result_type(&parts)?);
+            self.trace.line(|| {
+                format!(
+                    "compute_types: inputs differ in dtype: result_type (dim arrays > 0-d arrays > Python scalars) = {}",
+                    name(common)
+                )
+            });
+        }
+        if cfg.promote_integer_inputs_to_float && common.is_some_and(|d| d.is_integral(true)) {
+            common = Some(dtype::DEFAULT_FLOAT);
+            self.trace.line(|| {
+                "compute_types: integer inputs promote to the default float32".to_string()
+            });
+        }
+        self.common_dtype = common;
+        for i in 0..self.ops.len() {
+            let op = &mut self.ops[i];
+            if op.target_dtype.is_none() {
+                op.target_dtype = common;
+            }
+            let Some(a) = op.array.clone() else { continue };
+            let Some(common) = common else { continue };
+            if a.dtype() == common {
+                continue;
+            }
+            if cfg.enforce_safe_casting_to_output
+                && op.is_output
+                && !dtype::can_cast(common, a.dtype())
+            {
+                return Err(Error::type_(format!(
+                    "result type {} can't be cast to the desired output type {}",
+                    common.torch_name(),
+                    a.dtype().torch_name()
+                )));
+            }
+            if cfg.cast_common_dtype_to_outputs && op.is_output {
+                // A contiguous temporary of the common dtype, cast back after the kernel.
+                let temp = a.empty_like(Some(common), MemoryFormat::Contiguous)?;
+                self.trace.line(|| format!("compute_types: output {i} is {}: computing into a contiguous {common} temporary", a.dtype()));
+                op.original = Some(a);
+                op.array = Some(temp);
+                op.target_dtype = Some(common);
+            } else if cfg.promote_inputs_to_common_dtype && !op.is_output {
+                // torch's `input.to(common)`: preserve-format strides, so a non-dense input
+                // becomes dense, and those strides drive the layout from here on.
+                let converted = a.empty_like(Some(common), MemoryFormat::Preserve)?;
+                self.trace.line(|| {
+                    format!(
+                        "compute_types: input {i} ({}) converted to {common} first, strides {}",
+                        a.dtype(),
+                        list(converted.strides())
+                    )
+                });
+                op.original = Some(a);
+                op.array = Some(converted);
+                op.target_dtype = Some(common);
+            }
+        }
+        self.trace
+            .line(|| format!("compute_types: common dtype {}", name(self.common_dtype)));
+        Ok(())
+    }
+
+    /// The operands that decide layouts: defined and not about to be resized.
+    fn layout_operands(&self) -> impl Iterator<Item = (usize, &Array)> {
+        self.ops
+            .iter()
+            .enumerate()
+            .filter(|(_, op)| !op.will_resize)
+            .filter_map(|(i, op)| op.array.as_ref().map(|a| (i, a)))
+    }
+
+    /// fast_set_up: when every operand has the same shape and they agree on one dense layout,
+    /// the whole iteration is one flat loop and outputs take that layout.
+    fn fast_set_up(&mut self) -> Result<bool> {
+        let setup = self.fast_setup_type();
+        self.trace.line(|| match setup {
+            None if self.config.is_reduction => "fast_set_up: no (a reduction)".to_string(),
+            None if !self.all_ops_same_shape => {
+                "fast_set_up: no (operands differ in shape)".to_string()
+            }
+            None => "fast_set_up: no (operands disagree on a dense layout)".to_string(),
+            Some(s) => format!(
+                "fast_set_up: {} (every operand is {})",
+                s.name(),
+                s.description()
+            ),
+        });
+        let Some(setup) = setup else { return Ok(false) };
+        self.fast_setup = Some(setup);
+        let last_defined = self.ops.iter().rev().find_map(|op| op.array.clone());
+        for i in 0..self.noutputs {
+            let op = &self.ops[i];
+            if op.array.is_some() && !op.will_resize {
+                continue;
+            }
+            let dtype = op
+                .target_dtype
+                .ok_or_else(|| Error::type_("cannot infer the dtype of an output"))?;
+            let out = match setup {
+                FastSetup::Contiguous => {
+                    Array::empty(&self.shape, dtype, MemoryFormat::Contiguous)?
+                }
+                FastSetup::ChannelsLast => {
+                    Array::empty(&self.shape, dtype, MemoryFormat::ChannelsLast)?
+                }
+                FastSetup::NonOverlappingDense => {
+                    let strides = last_defined
+                        .as_ref()
+                        .map(|a| a.strides().to_vec())
+                        .unwrap_or_default();
+                    Array::empty_strided(&self.shape, &strides, dtype)?
+                }
+            };
+            self.trace.line(|| {
+                format!(
+                    "fast_set_up: output {i} allocated with strides {}",
+                    list(out.strides())
+                )
+            });
+            self.set_output(i, out)?;
+        }
+        if self.ndim() >= 1 {
+            let numel = self.shape.iter().product();
+            self.shape = vec![numel];
+        }
+        let ndim = self.ndim();
+        for op in &mut self.ops {
+            op.stride_bytes = vec![op.itemsize() as isize; ndim];
+        }
+        self.perm = (0..ndim).rev().collect();
+        Ok(true)
+    }
+
+    fn fast_setup_type(&self) -> Option<FastSetup> {
+        if self.config.is_reduction || !self.all_ops_same_shape {
+            return None;
+        }
+        let all = |f: &dyn Fn(&Layout) -> bool| self.layout_operands().all(|(_, a)| f(a.layout()));
+        if self.config.enforce_linear_iteration {
+            return all(&|l| l.is_contiguous(MemoryFormat::Contiguous).unwrap_or(false))
+                .then_some(FastSetup::Contiguous);
+        }
+        if all(&|l| l.is_contiguous(MemoryFormat::Contiguous).unwrap_or(false)) {
+            return Some(FastSetup::Contiguous);
+        }
+        if all(&|l| l.is_contiguous(MemoryFormat::ChannelsLast).unwrap_or(false)) {
+            return Some(FastSetup::ChannelsLast);
+        }
+        if all(&|l| l.is_non_overlapping_and_dense()) {
+            let mut strides = self.layout_operands().map(|(_, a)| a.strides());
+            let first = strides.next();
+            if strides.all(|s| Some(s) == first) {
+                return Some(FastSetup::NonOverlappingDense);
+            }
+        }
+        None
+    }
+
+    /// compute_strides: byte strides aligned right; broadcast dims (size 1 against a larger
+    /// size) get 0, every other size-1 dim keeps its stride.
+    fn compute_strides(&mut self) {
+        let ndim = self.ndim();
+        let static_shape = self.config.static_shape.is_some();
+        for op in &mut self.ops {
+            let Some(a) = &op.array else { continue };
+            if op.will_resize {
+                continue;
+            }
+            let own_shape = if static_shape {
+                self.shape.as_slice()
+            } else {
+                a.shape()
+            };
+            let offset = ndim - own_shape.len();
+            let item = a.itemsize() as isize;
+            let mut strides = vec![0isize; ndim];
+            for (i, &size) in own_shape.iter().enumerate() {
+                strides[offset + i] = if size == 1 && self.shape[offset + i] != 1 {
+                    0
+                } else {
+                    a.strides()[i] * item
+                };
+            }
+            op.stride_bytes = strides;
+        }
+        self.trace.line(|| {
+            let parts: Vec<String> = self
+                .ops
+                .iter()
+                .enumerate()
+                .filter(|(_, op)| !op.stride_bytes.is_empty())
+                .map(|(i, op)| {
+                    let el: Vec<isize> = op
+                        .stride_bytes
+                        .iter()
+                        .map(|s| s / op.itemsize() as isize)
+                        .collect();
+                    format!("[{i}] {}", list(&el))
+                })
+                .collect();
+            format!(
+                "compute_strides (elements; broadcast dims 0): {}",
+                parts.join("  ")
+            )
+        });
+    }
+
+    /// should_swap(d0, d1) of reorder_dimensions, with the reason for the trace.
+    fn should_swap(&self, d0: usize, d1: usize) -> (i32, String) {
+        for (i, op) in self.ops.iter().enumerate() {
+            if op.stride_bytes.is_empty() || op.will_resize {
+                continue;
+            }
+            let item = op.itemsize() as isize;
+            let (s0, s1) = (op.stride_bytes[d0], op.stride_bytes[d1]);
+            let (e0, e1) = (s0 / item, s1 / item);
+            if self.config.is_reduction && op.is_output && ((s0 == 0) != (s1 == 0)) {
+                let r = if s1 == 0 { 1 } else { -1 };
+                return (r, format!("operand {i}: reduced dim first ({e0} vs {e1})"));
+            }
+            if s0 == 0 || s1 == 0 {
+                continue;
+            }
+            if s0 < s1 {
+                return (-1, format!("operand {i}: {e0} < {e1}"));
+            }
+            if s0 > s1 {
+                return (1, format!("operand {i}: {e0} > {e1}"));
+            }
+            if self.shape[d0] > self.shape[d1] {
+                return (
+                    1,
+                    format!(
+                        "operand {i}: equal strides {e0}, size {} > {}",
+                        self.shape[d0], self.shape[d1]
+                    ),
+                );
+            }
+        }
+        (
+            0,
+            "ambiguous (every operand has a 0 stride or a tie)".to_string(),
+        )
+    }
+
+    /// reorder_dimensions: the ambiguity-aware insertion sort that puts the fastest dim first,
+    /// outputs' strides taking precedence, then applies the permutation.
+    fn reorder_dimensions(&mut self) {
+        let n = self.ndim();
+        if n <= 1 || self.config.enforce_linear_iteration {
+            self.perm = (0..n).rev().collect();
+        } else {
+            let mut steps: Vec<String> = vec![];
+            let tracing = self.trace.enabled();
+            let perm = ambiguity_aware_sort(n, |d0, d1| {
+                let (r, why) = self.should_swap(d0, d1);
+                if tracing {
+                    let verdict = match r {
+                        1 => "swap",
+                        -1 => "keep, stop",
+                        _ => "keep scanning",
+                    };
+                    steps.push(format!("  dims {d0} vs {d1}: {why} -> {verdict}"));
+                }
+                r
+            });
+            self.trace.line(|| {
+                format!(
+                    "reorder_dimensions: perm starts {}",
+                    list(&(0..n).rev().collect::<Vec<_>>())
+                )
+            });
+            for s in steps {
+                self.trace.line(|| s);
+            }
+            self.perm = perm;
+        }
+        let perm = self.perm.clone();
+        self.shape = perm.iter().map(|&d| self.shape[d]).collect();
+        for op in &mut self.ops {
+            if !op.stride_bytes.is_empty() {
+                op.stride_bytes = perm.iter().map(|&d| op.stride_bytes[d]).collect();
+            }
+        }
+        self.trace.line(|| {
+            format!(
+                "reorder_dimensions: perm {} (fastest first); shape in that order {}",
+                list(&self.perm),
+                list(&self.shape)
+            )
+        });
+    }
+
+    /// allocate_or_resize_outputs: new outputs get dense strides in the sorted order (plain
+    /// contiguous when the order is simply reversed).
+    fn allocate_or_resize_outputs(&mut self) -> Result<()> {
+        let n = self.ndim();
+        let inverted = self.perm.iter().enumerate().all(|(j, &p)| p == n - 1 - j);
+        for i in 0..self.noutputs {
+            let op = &self.ops[i];
+            if op.array.is_some() && !op.will_resize {
+                continue;
+            }
+            let dtype = op
+                .target_dtype
+                .ok_or_else(|| Error::type_("cannot infer the dtype of an output"))?;
+            let item = dtype.itemsize() as isize;
+            let mut cumulative = Vec::with_capacity(n);
+            let mut next = item;
+            for &size in &self.shape {
+                cumulative.push(next);
+                next *= size as isize;
+            }
+            let mut logical_shape = vec![0usize; n];
+            let mut logical_strides = vec![0isize; n];
+            for k in 0..n {
+                logical_shape[self.perm[k]] = self.shape[k];
+                logical_strides[self.perm[k]] = cumulative[k] / item;
+            }
+            let out = if inverted {
+                Array::empty(&logical_shape, dtype, MemoryFormat::Contiguous)?
+            } else {
+                Array::empty_strided(&logical_shape, &logical_strides, dtype)?
+            };
+            self.trace.line(|| {
+                let el: Vec<isize> = cumulative.iter().map(|s| s / item).collect();
+                format!(
+                    "allocate_or_resize_outputs: output {i}: cumulative strides {} in sorted order -> strides {}{}",
+                    list(&el),
+                    list(out.strides()),
+                    if inverted { " (order is reversed: plain contiguous)" } else { "" }
+                )
+            });
+            self.set_output(i, out)?;
+            self.ops[i].stride_bytes = cumulative;
+        }
+        Ok(())
+    }
+
+    /// Installs a newly allocated output. When the output computes into a temporary of
+    /// another dtype, the user's array is reallocated alongside with the same layout (torch
+    /// resizes and restrides it to match before casting back).
+    fn set_output(&mut self, i: usize, out: Array) -> Result<()> {
+        let op = &mut self.ops[i];
+        if let Some(original) = &op.original {
+            if original.shape() != out.shape() {
+                op.original = Some(Array::empty_strided(
+                    out.shape(),
+                    out.strides(),
+                    original.dtype(),
+                )?);
+            }
+        }
+        op.target_dtype = Some(out.dtype());
+        op.array = Some(out);
+        op.will_resize = false;
+        Ok(())
+    }
+
+    /// coalesce_dimensions: merges neighbours that every operand walks as one (size 1, or
+    /// stride[d] == shape[d-1]·stride[d-1] for all).
+    fn coalesce_dimensions(&mut self) {
+        let n = self.ndim();
+        if n <= 1 {
+            return;
+        }
+        let before = self.shape.clone();
+        let can_merge = |shape: &[usize], ops: &[Operand], d0: usize, d1: usize| {
+            shape[d0] == 1
+                || shape[d1] == 1
+                || ops
+                    .iter()
+                    .all(|op| shape[d0] as isize * op.stride_bytes[d0] == op.stride_bytes[d1])
+        };
+        let mut prev = 0;
+        for d in 1..n {
+            if can_merge(&self.shape, &self.ops, prev, d) {
+                if self.shape[prev] == 1 {
+                    for op in &mut self.ops {
+                        op.stride_bytes[prev] = op.stride_bytes[d];
+                    }
+                }
+                self.shape[prev] *= self.shape[d];
+            } else {
+                prev += 1;
+                if prev != d {
+                    for op in &mut self.ops {
+                        op.stride_bytes[prev] = op.stride_bytes[d];
+                    }
+                    self.shape[prev] = self.shape[d];
+                }
+            }
+        }
+        self.shape.truncate(prev + 1);
+        for op in &mut self.ops {
+            op.stride_bytes.truncate(prev + 1);
+        }
+        self.trace.line(|| {
+            format!(
+                "coalesce_dimensions: shape {} -> {}",
+                list(&before),
+                list(&self.shape)
+            )
+        });
+    }
+
+    fn finish(self) -> TensorIterator {
+        TensorIterator {
+            operands: self.ops,
+            noutputs: self.noutputs,
+            shape: self.shape,
+            perm: self.perm,
+            fast_setup: self.fast_setup,
+            common_dtype: self.common_dtype,
+            config: self.config.clone(),
+            trace: self.trace.into_text(),
+        }
+    }
+}
+
+/// torch's `is_same` (one tensor object) as ferroiter sees it: the same view of the same
+/// storage with the same dtype.
+fn same_array(a: &Array, b: &Array) -> bool {
+    a.shares_storage(b) && a.layout() == b.layout() && a.dtype() == b.dtype()
+}
+
+/// An input's promotion bucket; a wrapped float/complex counts as the default dtype.
+fn participant(op: &Operand) -> Option<Participant> {
+    let a = op.array.as_ref()?;
+    let d = a.dtype();
+    Some(if op.is_wrapped_number {
+        Participant::Wrapped(match d.category() {
+            dtype::Category::Floating => dtype::DEFAULT_FLOAT,
+            dtype::Category::Complex => dtype::DEFAULT_COMPLEX,
+            _ => d,
+        })
+    } else if a.ndim() == 0 {
+        Participant::ZeroDim(d)
+    } else {
+        Participant::Dim(d)
+    })
+}

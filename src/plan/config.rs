@@ -1,0 +1,281 @@
+//! `TensorIteratorConfig`: the operands and flags of one iteration, with torch's defaults and
+//! torch's presets (`binary_op`, `comparison_op`, `reduce_op`, …).
+
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::plan::TensorIterator;
+use crate::Array;
+
+/// One input operand.
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub array: Array,
+    /// Read-only in the kernel (torch's `add_const_input`).
+    pub is_const: bool,
+    /// A Python scalar wrapped as a 0-d array: it counts in the lowest promotion bucket.
+    pub is_wrapped_number: bool,
+}
+
+/// What to iterate and how; `build()` turns it into an immutable [`TensorIterator`].
+///
+/// Defaults are torch's: overlap checks, output resizing and the same-dtype check on,
+/// everything else off. As in torch, asking to promote inputs or to cast to outputs turns the
+/// same-dtype check off.
+#[derive(Debug, Clone)]
+pub struct TensorIteratorConfig {
+    pub(crate) outputs: Vec<Option<Array>>,
+    pub(crate) inputs: Vec<Input>,
+    pub check_mem_overlap: bool,
+    pub resize_outputs: bool,
+    pub check_all_same_dtype: bool,
+    pub check_all_same_device: bool,
+    pub promote_inputs_to_common_dtype: bool,
+    pub cast_common_dtype_to_outputs: bool,
+    pub enforce_safe_casting_to_output: bool,
+    pub promote_integer_inputs_to_float: bool,
+    pub is_reduction: bool,
+    pub enforce_linear_iteration: bool,
+    pub allow_cpu_scalars: bool,
+    pub static_dtype: Option<DType>,
+    pub static_shape: Option<Vec<usize>>,
+}
+
+impl Default for TensorIteratorConfig {
+    fn default() -> Self {
+        TensorIteratorConfig {
+            outputs: vec![],
+            inputs: vec![],
+            check_mem_overlap: true,
+            resize_outputs: true,
+            check_all_same_dtype: true,
+            check_all_same_device: true,
+            promote_inputs_to_common_dtype: false,
+            cast_common_dtype_to_outputs: false,
+            enforce_safe_casting_to_output: false,
+            promote_integer_inputs_to_float: false,
+            is_reduction: false,
+            enforce_linear_iteration: false,
+            allow_cpu_scalars: false,
+            static_dtype: None,
+            static_shape: None,
+        }
+    }
+}
+
+impl TensorIteratorConfig {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds an output (`None`: allocate one). Outputs must all come before the inputs.
+    pub fn add_output(&mut self, output: Option<Array>) -> &mut Self {
+        self.outputs.push(output);
+        self
+    }
+    pub fn add_input(&mut self, input: Array) -> &mut Self {
+        self.inputs.push(Input {
+            array: input,
+            is_const: false,
+            is_wrapped_number: false,
+        });
+        self
+    }
+    pub fn add_const_input(&mut self, input: Array) -> &mut Self {
+        self.inputs.push(Input {
+            array: input,
+            is_const: true,
+            is_wrapped_number: false,
+        });
+        self
+    }
+    /// Adds a Python scalar already wrapped as a 0-d array (torch's "wrapped number").
+    pub fn add_wrapped_number(&mut self, scalar: Array) -> &mut Self {
+        self.inputs.push(Input {
+            array: scalar,
+            is_const: true,
+            is_wrapped_number: true,
+        });
+        self
+    }
+
+    pub fn noutputs(&self) -> usize {
+        self.outputs.len()
+    }
+    pub fn ninputs(&self) -> usize {
+        self.inputs.len()
+    }
+
+    pub fn check_mem_overlap(&mut self, v: bool) -> &mut Self {
+        self.check_mem_overlap = v;
+        self
+    }
+    pub fn resize_outputs(&mut self, v: bool) -> &mut Self {
+        self.resize_outputs = v;
+        self
+    }
+    pub fn check_all_same_dtype(&mut self, v: bool) -> &mut Self {
+        self.check_all_same_dtype = v;
+        self
+    }
+    pub fn check_all_same_device(&mut self, v: bool) -> &mut Self {
+        self.check_all_same_device = v;
+        self
+    }
+    /// Also turns the same-dtype check off when set, as torch does.
+    pub fn promote_inputs_to_common_dtype(&mut self, v: bool) -> &mut Self {
+        self.promote_inputs_to_common_dtype = v;
+        if v {
+            self.check_all_same_dtype = false;
+        }
+        self
+    }
+    /// Also turns the same-dtype check off when set, as torch does.
+    pub fn cast_common_dtype_to_outputs(&mut self, v: bool) -> &mut Self {
+        self.cast_common_dtype_to_outputs = v;
+        if v {
+            self.check_all_same_dtype = false;
+        }
+        self
+    }
+    pub fn enforce_safe_casting_to_output(&mut self, v: bool) -> &mut Self {
+        self.enforce_safe_casting_to_output = v;
+        self
+    }
+    pub fn promote_integer_inputs_to_float(&mut self, v: bool) -> &mut Self {
+        self.promote_integer_inputs_to_float = v;
+        self
+    }
+    pub fn is_reduction(&mut self, v: bool) -> &mut Self {
+        self.is_reduction = v;
+        self
+    }
+    pub fn enforce_linear_iteration(&mut self, v: bool) -> &mut Self {
+        self.enforce_linear_iteration = v;
+        self
+    }
+    pub fn allow_cpu_scalars(&mut self, v: bool) -> &mut Self {
+        self.allow_cpu_scalars = v;
+        self
+    }
+    /// Fixes the dtype of undefined outputs (comparisons: bool); turns the same-dtype check off.
+    pub fn declare_static_dtype(&mut self, dtype: DType) -> &mut Self {
+        self.static_dtype = Some(dtype);
+        self.check_all_same_dtype = false;
+        self
+    }
+    /// Bypasses shape computation: every operand is taken with its strides as they are, on this
+    /// shape (torch's `declare_static_shape`, used by scans). Turns output resizing off.
+    pub fn declare_static_shape(&mut self, shape: &[usize]) -> &mut Self {
+        self.static_shape = Some(shape.to_vec());
+        self.resize_outputs = false;
+        self
+    }
+
+    /// Builds the plan: torch's phases, in torch's order.
+    pub fn build(&self) -> Result<TensorIterator> {
+        crate::plan::build::build(self, false)
+    }
+
+    // ---- torch's presets ----
+
+    /// `add`, `sub`, `mul`, …: promote inputs, cast to outputs, safe casting, overlap checks.
+    pub fn binary_op(out: Option<Array>, a: Input, b: Input) -> Self {
+        let mut c = Self::new();
+        c.check_mem_overlap(true)
+            .allow_cpu_scalars(true)
+            .promote_inputs_to_common_dtype(true)
+            .cast_common_dtype_to_outputs(true)
+            .enforce_safe_casting_to_output(true)
+            .add_output(out);
+        c.inputs.extend([a, b]);
+        c
+    }
+    /// True division: `binary_op` that also promotes integer inputs to the default float.
+    pub fn binary_float_op(out: Option<Array>, a: Input, b: Input) -> Self {
+        let mut c = Self::binary_op(out, a, b);
+        c.promote_integer_inputs_to_float(true);
+        c
+    }
+    /// Comparisons: bool output unless an `out` is given; a non-bool `out` gets a cast.
+    pub fn comparison_op(out: Option<Array>, a: Input, b: Input) -> Self {
+        let mut c = Self::new();
+        c.check_mem_overlap(true)
+            .allow_cpu_scalars(true)
+            .promote_inputs_to_common_dtype(true);
+        match &out {
+            None => {
+                c.declare_static_dtype(DType::Bool);
+            }
+            Some(o) if o.dtype() != DType::Bool => {
+                c.cast_common_dtype_to_outputs(true);
+            }
+            Some(_) => {}
+        }
+        c.add_output(out);
+        c.inputs.extend([a, b]);
+        c
+    }
+    /// `where`, `clamp` with tensors: three inputs promoted together.
+    pub fn ternary_op(out: Option<Array>, a: Input, b: Input, d: Input) -> Self {
+        let mut c = Self::new();
+        c.promote_inputs_to_common_dtype(true)
+            .cast_common_dtype_to_outputs(true)
+            .enforce_safe_casting_to_output(true)
+            .add_output(out);
+        c.inputs.extend([a, b, d]);
+        c
+    }
+    /// `neg`, `abs`, …: every operand must share one dtype.
+    pub fn unary_op(out: Option<Array>, a: Array) -> Self {
+        let mut c = Self::new();
+        c.check_mem_overlap(true)
+            .cast_common_dtype_to_outputs(false)
+            .enforce_safe_casting_to_output(false)
+            .check_all_same_dtype(true)
+            .add_output(out)
+            .add_input(a);
+        c
+    }
+    /// `exp`, `sqrt`, …: integers promote to the default float.
+    pub fn unary_float_op(out: Option<Array>, a: Array) -> Self {
+        let mut c = Self::new();
+        c.check_mem_overlap(true)
+            .promote_inputs_to_common_dtype(true)
+            .cast_common_dtype_to_outputs(true)
+            .enforce_safe_casting_to_output(true)
+            .promote_integer_inputs_to_float(true)
+            .add_output(out)
+            .add_input(a);
+        c
+    }
+    /// `fill_`, `arange` into an out: no inputs, the output is never resized.
+    pub fn nullary_op(out: Array) -> Self {
+        let mut c = Self::new();
+        c.check_mem_overlap(true)
+            .check_all_same_dtype(false)
+            .resize_outputs(false)
+            .add_output(Some(out));
+        c
+    }
+    /// Reductions: the output keeps the reduced dims as size 1 (stride 0 in the iterator).
+    pub fn reduce_op(out: Array, a: Array) -> Self {
+        let mut c = Self::new();
+        c.check_mem_overlap(false)
+            .add_output(Some(out))
+            .add_input(a)
+            .resize_outputs(false)
+            .is_reduction(true)
+            .promote_inputs_to_common_dtype(true);
+        c
+    }
+    /// `copy_`: src broadcasts into dst, dtypes may differ, no resizing.
+    pub fn copy_op(dst: Array, src: Array) -> Self {
+        let mut c = Self::new();
+        c.add_output(Some(dst))
+            .add_const_input(src)
+            .resize_outputs(false)
+            .check_all_same_dtype(false)
+            .check_all_same_device(false);
+        c
+    }
+}

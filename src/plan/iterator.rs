@@ -1,0 +1,210 @@
+//! `TensorIterator`: the built plan and what can be asked of it — shape, permutation, byte
+//! strides, dtypes, outputs, the 2-D steps of a walk, and the explanation of every decision.
+
+use super::config::TensorIteratorConfig;
+use super::operand::Operand;
+use super::trace::list;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::exec::chunks::chunk_ranges;
+use crate::exec::dim_counter;
+use crate::Array;
+
+/// torch's `FastSetupType`: the layout every operand already shares, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FastSetup {
+    Contiguous,
+    ChannelsLast,
+    NonOverlappingDense,
+}
+
+impl FastSetup {
+    pub fn name(self) -> &'static str {
+        match self {
+            FastSetup::Contiguous => "contiguous",
+            FastSetup::ChannelsLast => "channels_last",
+            FastSetup::NonOverlappingDense => "non_overlapping_dense",
+        }
+    }
+    pub(crate) fn description(self) -> &'static str {
+        match self {
+            FastSetup::Contiguous => "contiguous",
+            FastSetup::ChannelsLast => "channels-last contiguous",
+            FastSetup::NonOverlappingDense => "non-overlapping and dense with the same strides",
+        }
+    }
+}
+
+/// The inner loop torch's `cpu_kernel_vec` picks from the dim-0 byte strides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InnerLoop {
+    /// Every operand steps by its element size: SIMD over slices.
+    Vectorized,
+    /// Input `k` (operand index) has stride 0, the others are contiguous: SIMD with that input
+    /// splatted.
+    ScalarBroadcast(usize),
+    /// Anything else: a scalar loop over strides.
+    Strided,
+}
+
+/// A built iteration plan. Immutable: build another one to iterate differently.
+#[derive(Debug, Clone)]
+pub struct TensorIterator {
+    pub(crate) operands: Vec<Operand>,
+    pub(crate) noutputs: usize,
+    pub(crate) shape: Vec<usize>,
+    pub(crate) perm: Vec<usize>,
+    pub(crate) fast_setup: Option<FastSetup>,
+    pub(crate) common_dtype: Option<DType>,
+    pub(crate) config: TensorIteratorConfig,
+    pub(crate) trace: String,
+}
+
+impl TensorIterator {
+    /// The iteration shape after reordering and coalescing, fastest dim first.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// The permutation of the stride sort (torch's `perm_`): plan dim k is logical dim
+    /// `perm[k]`. After a fast setup it is simply reversed.
+    pub fn perm(&self) -> &[usize] {
+        &self.perm
+    }
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+    pub fn ntensors(&self) -> usize {
+        self.operands.len()
+    }
+    pub fn noutputs(&self) -> usize {
+        self.noutputs
+    }
+    pub fn fast_setup(&self) -> Option<FastSetup> {
+        self.fast_setup
+    }
+    pub fn common_dtype(&self) -> Option<DType> {
+        self.common_dtype
+    }
+    pub fn operands(&self) -> &[Operand] {
+        &self.operands
+    }
+
+    fn operand(&self, i: usize) -> Result<&Operand> {
+        self.operands.get(i).ok_or_else(|| {
+            Error::index(format!(
+                "operand index {i} is out of range for an iterator of {} operands",
+                self.operands.len()
+            ))
+        })
+    }
+    /// Operand `i`'s byte strides, fastest dim first.
+    pub fn strides(&self, i: usize) -> Result<&[isize]> {
+        Ok(&self.operand(i)?.stride_bytes)
+    }
+    /// Operand `i`'s dtype inside the kernel.
+    pub fn dtype(&self, i: usize) -> Result<DType> {
+        self.operand(i)?
+            .target_dtype
+            .ok_or_else(|| Error::type_(format!("operand {i} has no dtype")))
+    }
+    /// Output `i` as the user sees it: the given array, the allocated one, or — for an output
+    /// computed through a temporary of another dtype — the user's array.
+    pub fn output(&self, i: usize) -> Result<&Array> {
+        if i >= self.noutputs {
+            return Err(Error::index(format!(
+                "output index {i} is out of range for {} outputs",
+                self.noutputs
+            )));
+        }
+        let op = &self.operands[i];
+        op.original
+            .as_ref()
+            .or(op.array.as_ref())
+            .ok_or_else(|| Error::value(format!("output {i} was not allocated")))
+    }
+
+    /// The 2-D steps a serial walk over `[begin, end)` takes: the multi-index where each
+    /// starts (fastest dim first) and its `(size0, size1)`.
+    pub fn loops(&self, begin: usize, end: usize) -> Result<Vec<(Vec<usize>, (usize, usize))>> {
+        let numel = self.numel();
+        if begin > end || end > numel {
+            return Err(Error::index(format!(
+                "range [{begin}, {end}) is outside [0, {numel})"
+            )));
+        }
+        Ok(dim_counter::blocks(&self.shape, begin, end))
+    }
+
+    /// The inner loop a kernel would pick for the first 2-D block.
+    pub fn inner_loop(&self) -> InnerLoop {
+        if self.ndim() == 0 {
+            return InnerLoop::Strided;
+        }
+        let contiguous = |op: &Operand| op.stride_bytes[0] == op.itemsize() as isize;
+        if self.operands.iter().all(contiguous) {
+            return InnerLoop::Vectorized;
+        }
+        for s in self.noutputs..self.operands.len() {
+            let others_contiguous = self
+                .operands
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| k != s)
+                .all(|(_, op)| contiguous(op));
+            if self.operands[s].stride_bytes[0] == 0 && others_contiguous {
+                return InnerLoop::ScalarBroadcast(s);
+            }
+        }
+        InnerLoop::Strided
+    }
+
+    /// The build trace with every decision and its numbers, then how the walk would run.
+    pub fn explain(&self, threads: usize, grain: usize) -> Result<String> {
+        let traced = super::build::build(&self.config, true)?;
+        let mut text = traced.trace;
+        let strides: Vec<String> = self
+            .operands
+            .iter()
+            .enumerate()
+            .map(|(i, op)| format!("[{i}] {}", list(&op.stride_bytes)))
+            .collect();
+        text.push_str(&format!(
+            "\nplan: shape {} (fastest first), byte strides {}",
+            list(&self.shape),
+            strides.join("  ")
+        ));
+        for i in 0..self.noutputs {
+            let out = self.output(i)?;
+            text.push_str(&format!(
+                "\noutput {i}: shape {} strides {} dtype {}",
+                list(out.shape()),
+                list(out.strides()),
+                out.dtype()
+            ));
+        }
+        text.push_str(&format!(
+            "\ninner loop: {}",
+            match self.inner_loop() {
+                InnerLoop::Vectorized => "vectorized (every operand's dim-0 stride is its element size)".to_string(),
+                InnerLoop::ScalarBroadcast(s) =>
+                    format!("vectorized with operand {s} broadcast as a scalar (its dim-0 stride is 0, the rest contiguous)"),
+                InnerLoop::Strided => "strided scalar loop (dim-0 strides are not all contiguous)".to_string(),
+            }
+        ));
+        let numel = self.numel();
+        let chunks = chunk_ranges(numel, grain, threads);
+        text.push_str(&format!(
+            "\nparallel: {numel} elements, grain {grain}, {threads} thread(s) -> {} chunk(s) {}",
+            chunks.len(),
+            chunks
+                .iter()
+                .map(|(b, e)| format!("[{b}, {e})"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
+        Ok(text)
+    }
+}

@@ -1,0 +1,21 @@
+//! The TensorIterator: from operands in any layouts to an immutable iteration plan, by torch's
+//! phases (`build.rs`), with every decision recorded for `explain()`.
+//!
+//! **Dimension order.** Inside the plan, dim 0 is the *fastest* dim (the one with the smallest
+//! strides after `reorder_dimensions`), as in torch. `perm[k]` is the logical (user-facing)
+//! dim that plan dim `k` comes from. Strides in the plan are in bytes.
+
+mod build;
+mod config;
+mod iterator;
+mod operand;
+mod overlap;
+mod trace;
+
+pub use config::{Input, TensorIteratorConfig};
+pub use iterator::{FastSetup, InnerLoop, TensorIterator};
+pub use operand::Operand;
+pub use overlap::{overlap_status, Overlap};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,56 @@
+//! `Operand`: one array taking part in an iteration, with what the build learned about it.
+
+use crate::dtype::DType;
+use crate::Array;
+
+/// torch's `OperandInfo`.
+#[derive(Debug, Clone)]
+pub struct Operand {
+    /// The array the kernel reads or writes: the user's, or a temporary standing in for it.
+    /// `None` for an output still to be allocated.
+    pub array: Option<Array>,
+    /// The user's array when `array` is a temporary: an input converted to the common dtype
+    /// (copy in before running), or an output of another dtype (cast back after running).
+    pub original: Option<Array>,
+    /// The dtype the operand has in the kernel.
+    pub target_dtype: Option<DType>,
+    pub is_output: bool,
+    /// The output is also one of the inputs (same array): never resized.
+    pub is_read_write: bool,
+    /// A given output of the wrong shape that the build reallocates.
+    pub will_resize: bool,
+    pub is_const: bool,
+    pub is_wrapped_number: bool,
+    /// Byte strides in iterator order (dim 0 fastest) once strides are computed.
+    pub stride_bytes: Vec<isize>,
+}
+
+impl Operand {
+    pub(crate) fn new(array: Option<Array>, is_output: bool) -> Operand {
+        Operand {
+            target_dtype: array.as_ref().map(|a| a.dtype()),
+            array,
+            original: None,
+            is_output,
+            is_read_write: false,
+            will_resize: false,
+            is_const: false,
+            is_wrapped_number: false,
+            stride_bytes: vec![],
+        }
+    }
+
+    /// Element size of the dtype the kernel sees.
+    pub fn itemsize(&self) -> usize {
+        self.target_dtype.map_or(1, |d| d.itemsize())
+    }
+
+    /// Whether the build replaced this input by a converted copy that must be filled first.
+    pub fn needs_copy_in(&self) -> bool {
+        !self.is_output && self.original.is_some()
+    }
+    /// Whether this output is a temporary that must be cast back into the user's array.
+    pub fn needs_cast_back(&self) -> bool {
+        self.is_output && self.original.is_some()
+    }
+}

@@ -1,0 +1,256 @@
+//! The seed examples of torch-semantics.md §4-5, and properties of every plan.
+
+use super::*;
+use crate::array::element_offsets;
+use crate::exec::dim_counter;
+use crate::{Array, DType, MemoryFormat};
+use proptest::prelude::*;
+
+fn strided(shape: &[usize], strides: &[isize]) -> Array {
+    Array::empty(&[4096], DType::F32, MemoryFormat::Contiguous)
+        .unwrap()
+        .as_strided(shape, strides, Some(0))
+        .unwrap()
+}
+
+fn binary(a: Array, b: Array) -> TensorIterator {
+    let input = |array| Input {
+        array,
+        is_const: false,
+        is_wrapped_number: false,
+    };
+    TensorIteratorConfig::binary_op(None, input(a), input(b))
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn e1_channels_last_plus_broadcast() {
+    let a = Array::empty(&[2, 3, 4, 5], DType::F32, MemoryFormat::ChannelsLast).unwrap();
+    let b = Array::empty(&[3, 4, 5], DType::F32, MemoryFormat::Contiguous).unwrap();
+    let it = binary(a.clone(), b.clone());
+    assert_eq!(it.perm(), &[1, 3, 2, 0]);
+    assert_eq!(it.output(0).unwrap().strides(), &[60, 1, 15, 3]);
+    assert_eq!(binary(b, a).output(0).unwrap().strides(), &[60, 20, 5, 1]);
+}
+
+#[test]
+fn e2_e3_ambiguous_operands() {
+    let a = strided(&[2, 3, 1, 1], &[3, 1, 3, 3]);
+    let b = strided(&[3, 1, 1], &[1, 1, 1]);
+    assert_eq!(
+        binary(a.clone(), b).output(0).unwrap().strides(),
+        &[3, 1, 3, 3]
+    );
+    let c = strided(&[3, 1, 3], &[1, 3, 3]);
+    assert_eq!(
+        binary(a.clone(), c.clone()).output(0).unwrap().strides(),
+        &[9, 1, 3, 3]
+    );
+    assert_eq!(
+        binary(c, a.clone()).output(0).unwrap().strides(),
+        &[9, 1, 3, 3]
+    );
+    // E2b: a + a takes the contiguous fast path.
+    let it = binary(a.clone(), a);
+    assert_eq!(it.fast_setup(), Some(FastSetup::Contiguous));
+    assert_eq!(it.output(0).unwrap().strides(), &[3, 1, 1, 1]);
+}
+
+#[test]
+fn nchw_to_channels_last_copy_coalesces() {
+    let src = Array::empty(&[1, 64, 5, 4], DType::F32, MemoryFormat::Contiguous).unwrap();
+    let dst = Array::empty(&[1, 64, 5, 4], DType::F32, MemoryFormat::ChannelsLast).unwrap();
+    let it = TensorIteratorConfig::copy_op(dst, src).build().unwrap();
+    assert_eq!(it.shape(), &[64, 20]);
+    assert_eq!(it.strides(0).unwrap(), &[4, 256]);
+    assert_eq!(it.strides(1).unwrap(), &[80, 4]);
+}
+
+#[test]
+fn dim_counter_seed() {
+    let a = Array::empty(&[10, 2000, 64], DType::F32, MemoryFormat::Contiguous).unwrap();
+    let b = Array::empty(&[10, 1, 64], DType::F32, MemoryFormat::Contiguous).unwrap();
+    let it = binary(a, b);
+    assert_eq!(it.shape(), &[64, 2000, 10]);
+    let steps = it.loops(1_066_670, it.numel()).unwrap();
+    assert_eq!(
+        &steps[..3],
+        &[
+            (vec![46, 666, 8], (18, 1)),
+            (vec![0, 667, 8], (64, 1333)),
+            (vec![0, 0, 9], (64, 2000))
+        ]
+    );
+}
+
+#[test]
+fn errors_have_torch_texts() {
+    let a = Array::empty(&[3], DType::F32, MemoryFormat::Contiguous).unwrap();
+    let b = Array::empty(&[2, 3], DType::F32, MemoryFormat::Contiguous).unwrap();
+    let input = |array| Input {
+        array,
+        is_const: false,
+        is_wrapped_number: false,
+    };
+    let err = TensorIteratorConfig::binary_op(Some(a.clone()), input(a.clone()), input(b))
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "output with shape [3] doesn't match the broadcast shape [2, 3]"
+    );
+    let long = Array::empty(&[3], DType::I64, MemoryFormat::Contiguous).unwrap();
+    let err = TensorIteratorConfig::binary_op(Some(long), input(a.clone()), input(a.clone()))
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "result type Float can't be cast to the desired output type Long"
+    );
+    let long = Array::empty(&[3], DType::I64, MemoryFormat::Contiguous).unwrap();
+    let err = TensorIteratorConfig::unary_op(Some(long), a.clone())
+        .build()
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Found dtype Long but expected Float");
+    let expanded = a.expand(&[2, 3]).unwrap();
+    let err = TensorIteratorConfig::unary_op(Some(expanded), b_like(&[2, 3]))
+        .build()
+        .unwrap_err();
+    assert!(err
+        .to_string()
+        .starts_with("unsupported operation: more than one element"));
+    let x = Array::empty(&[4], DType::F32, MemoryFormat::Contiguous).unwrap();
+    let lo = x
+        .index(&[crate::IndexItem::Slice {
+            start: Some(1),
+            stop: None,
+            step: None,
+        }])
+        .unwrap();
+    let hi = x
+        .index(&[crate::IndexItem::Slice {
+            start: None,
+            stop: Some(3),
+            step: None,
+        }])
+        .unwrap();
+    let err = TensorIteratorConfig::unary_op(Some(lo), hi)
+        .build()
+        .unwrap_err();
+    assert!(err
+        .to_string()
+        .starts_with("unsupported operation: some elements of the input tensor"));
+}
+
+fn b_like(shape: &[usize]) -> Array {
+    Array::empty(shape, DType::F32, MemoryFormat::Contiguous).unwrap()
+}
+
+/// Every logical index as the tuple of element offsets it has in each operand.
+fn logical_tuples(it: &TensorIterator, operands: &[Array], shape: &[usize]) -> Vec<Vec<isize>> {
+    let expanded: Vec<Array> = operands
+        .iter()
+        .map(|a| a.broadcast_to(shape).unwrap())
+        .collect();
+    let per: Vec<Vec<isize>> = expanded
+        .iter()
+        .map(|a| element_offsets(a.layout()).collect())
+        .collect();
+    let numel: usize = shape.iter().product();
+    let _ = it;
+    let mut out: Vec<Vec<isize>> = (0..numel)
+        .map(|k| per.iter().map(|p| p[k]).collect())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The same tuples as the plan walks them, block by block.
+fn plan_tuples(it: &TensorIterator) -> Vec<Vec<isize>> {
+    let mut out = vec![];
+    for (start, (s0, s1)) in dim_counter::blocks(it.shape(), 0, it.numel()) {
+        for j in 0..s1 {
+            for i in 0..s0 {
+                let tuple = it
+                    .operands()
+                    .iter()
+                    .map(|op| {
+                        let a = op.array.as_ref().unwrap();
+                        let item = a.itemsize() as isize;
+                        let mut off = a.storage_offset() * item;
+                        for (d, &v) in start.iter().enumerate() {
+                            let extra = match d {
+                                0 => i,
+                                1 => j,
+                                _ => 0,
+                            };
+                            off +=
+                                (v + extra) as isize * op.stride_bytes.get(d).copied().unwrap_or(0);
+                        }
+                        if start.is_empty() {
+                            off += i as isize * op.stride_bytes.first().copied().unwrap_or(0);
+                        }
+                        off / item
+                    })
+                    .collect();
+                out.push(tuple);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A random strided view: a permuted contiguous base, then size-1 dims and steps.
+fn layout_strategy() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, Vec<usize>)> {
+    (1usize..=4).prop_flat_map(|n| {
+        (
+            proptest::collection::vec(1usize..=4, n),
+            Just((0..n).collect::<Vec<_>>()).prop_shuffle(),
+            proptest::collection::vec(1usize..=2, n),
+        )
+    })
+}
+
+fn make(shape: &[usize], perm: &[usize], steps: &[usize]) -> Array {
+    let full: Vec<usize> = shape.iter().zip(steps).map(|(s, k)| s * k).collect();
+    let permuted_shape: Vec<usize> = perm.iter().map(|&p| full[p]).collect();
+    let base = Array::empty(&permuted_shape, DType::F32, MemoryFormat::Contiguous).unwrap();
+    let mut inv = vec![0i64; perm.len()];
+    for (k, &p) in perm.iter().enumerate() {
+        inv[p] = k as i64;
+    }
+    let v = base.permute(&inv).unwrap();
+    let items: Vec<crate::IndexItem> = steps
+        .iter()
+        .map(|&k| crate::IndexItem::Slice {
+            start: None,
+            stop: None,
+            step: Some(k as i64),
+        })
+        .collect();
+    v.index(&items).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Coalescing and reordering only regroup dims: the plan visits exactly the logical
+    /// index space, each index once, with the same offset in every operand.
+    #[test]
+    fn plan_visits_each_index_once((s1, p1, k1) in layout_strategy(), (s2, p2, k2) in layout_strategy(), drop in 0usize..3) {
+        let a = make(&s1, &p1, &k1);
+        // b broadcasts against a: a suffix of a's shape with some dims set to 1.
+        let tail = s1.len().saturating_sub(drop);
+        let b_shape: Vec<usize> = s1[s1.len() - tail..].iter().enumerate().map(|(i, &s)| if s2.get(i).is_some_and(|&x| x == 1) { 1 } else { s }).collect();
+        let b_perm: Vec<usize> = { let mut v: Vec<usize> = p2.iter().copied().filter(|&p| p < b_shape.len()).collect(); for d in 0..b_shape.len() { if !v.contains(&d) { v.push(d); } } v };
+        let b_steps: Vec<usize> = (0..b_shape.len()).map(|i| k2.get(i).copied().unwrap_or(1)).collect();
+        let b = make(&b_shape, &b_perm, &b_steps);
+        let it = binary(a.clone(), b.clone());
+        let out = it.output(0).unwrap().clone();
+        let shape = a.shape().to_vec();
+        let expected = logical_tuples(&it, &[out, a, b], &shape);
+        prop_assert_eq!(plan_tuples(&it), expected);
+    }
+}
