@@ -9,6 +9,7 @@ pub mod array;
 pub mod dtype;
 pub mod error;
 pub mod exec;
+pub mod kernels;
 pub mod layout;
 pub mod memory_format;
 pub mod plan;

@@ -14,9 +14,16 @@ use std::sync::Arc;
 /// Alignment of owned buffers: a cache line, enough for any SIMD load.
 pub const ALIGNMENT: usize = 64;
 
+/// Size (and alignment) of a transparent huge page; buffers at least this large are mapped.
+#[cfg(target_os = "linux")]
+const HUGE_PAGE: usize = 2 << 20;
+
 enum Owner {
     /// Allocated here with this layout; freed on drop.
     Aligned(AllocLayout),
+    /// A large buffer mapped here (Linux): `len` bytes from `base`, unmapped on drop.
+    #[cfg(target_os = "linux")]
+    Mapped { base: *mut u8, len: usize },
     /// Someone else's memory; dropping the box releases our hold on it.
     External(#[allow(dead_code)] Box<dyn Any + Send + Sync>),
 }
@@ -36,8 +43,14 @@ unsafe impl Send for Storage {}
 unsafe impl Sync for Storage {}
 
 impl Storage {
-    /// A new owned buffer of `nbytes` bytes, 64-byte aligned, zero-filled if asked.
+    /// A new owned buffer of `nbytes` bytes, 64-byte aligned, zero-filled if asked. Large
+    /// buffers are mapped directly (already zero, no memset) on 2 MiB boundaries and marked for
+    /// transparent huge pages, so that first writes fault 512 times less often.
     pub fn alloc(nbytes: usize, zeroed: bool) -> Result<Arc<Storage>> {
+        #[cfg(target_os = "linux")]
+        if nbytes >= HUGE_PAGE {
+            return Storage::map(nbytes);
+        }
         let layout = AllocLayout::from_size_align(nbytes.max(1), ALIGNMENT)
             .map_err(|_| Error::value(format!("cannot allocate {nbytes} bytes")))?;
         // SAFETY: `layout` has a non-zero size.
@@ -56,6 +69,42 @@ impl Storage {
             nbytes,
             writable: true,
             owner: Owner::Aligned(layout),
+        }))
+    }
+
+    /// A fresh anonymous mapping of at least `nbytes`, its start rounded up to a huge page.
+    #[cfg(target_os = "linux")]
+    fn map(nbytes: usize) -> Result<Arc<Storage>> {
+        let len = nbytes + HUGE_PAGE;
+        // SAFETY: an anonymous private mapping at an address of the kernel's choosing touches no
+        // existing memory; the result is checked against MAP_FAILED.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(Error::value(format!(
+                "out of memory: cannot allocate {nbytes} bytes"
+            )));
+        }
+        let base = base as *mut u8;
+        let start = base.wrapping_add(base.align_offset(HUGE_PAGE));
+        // SAFETY: `start..start + nbytes` lies inside the mapping (the mapping has HUGE_PAGE
+        // bytes of slack for the alignment). madvise is only a hint; its failure is harmless.
+        unsafe { libc::madvise(start as *mut libc::c_void, nbytes, libc::MADV_HUGEPAGE) };
+        let ptr =
+            NonNull::new(start).ok_or_else(|| Error::value("mmap returned a null pointer"))?;
+        Ok(Arc::new(Storage {
+            ptr,
+            nbytes,
+            writable: true,
+            owner: Owner::Mapped { base, len },
         }))
     }
 
@@ -161,10 +210,16 @@ impl Storage {
 
 impl Drop for Storage {
     fn drop(&mut self) {
-        if let Owner::Aligned(layout) = self.owner {
+        match self.owner {
             // SAFETY: `ptr` came from `alloc`/`alloc_zeroed` with exactly this layout, and is
             // freed once, here.
-            unsafe { dealloc(self.ptr.as_ptr(), layout) };
+            Owner::Aligned(layout) => unsafe { dealloc(self.ptr.as_ptr(), layout) },
+            // SAFETY: `base, len` is exactly the mapping `map` made, unmapped once, here.
+            #[cfg(target_os = "linux")]
+            Owner::Mapped { base, len } => unsafe {
+                libc::munmap(base as *mut libc::c_void, len);
+            },
+            Owner::External(_) => {}
         }
     }
 }

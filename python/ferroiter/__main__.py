@@ -65,7 +65,12 @@ def main(argv: list[str]) -> int:
     if command == "tour":
         tour()
         return 0
-    print(f"unknown command {command!r}; try: python -m ferroiter tour", file=sys.stderr)
+    if command == "bench":
+        from ferroiter import _bench
+
+        print(_bench.run(quick="--quick" in argv))
+        return 0
+    print(f"unknown command {command!r}; try: python -m ferroiter tour | bench [--quick]", file=sys.stderr)
     return 2
 
 

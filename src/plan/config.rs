@@ -16,6 +16,33 @@ pub struct Input {
     pub is_wrapped_number: bool,
 }
 
+impl Input {
+    /// An array operand.
+    pub fn array(array: Array) -> Input {
+        Input {
+            array,
+            is_const: false,
+            is_wrapped_number: false,
+        }
+    }
+    /// A Python number as torch wraps it: a 0-d int64 / float64 / complex128 / bool array that
+    /// promotes in the lowest bucket.
+    pub fn wrapped(value: crate::Scalar) -> Result<Input> {
+        let dtype = match value {
+            crate::Scalar::Bool(_) => DType::Bool,
+            crate::Scalar::Int(_) => DType::I64,
+            crate::Scalar::Float(_) => DType::F64,
+            crate::Scalar::Complex(..) => DType::C128,
+        };
+        let array = Array::full(&[], value, dtype, crate::MemoryFormat::Contiguous)?;
+        Ok(Input {
+            array,
+            is_const: true,
+            is_wrapped_number: true,
+        })
+    }
+}
+
 /// What to iterate and how; `build()` turns it into an immutable [`TensorIterator`].
 ///
 /// Defaults are torch's: overlap checks, output resizing and the same-dtype check on,

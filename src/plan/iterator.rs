@@ -138,6 +138,15 @@ impl TensorIterator {
         Ok(dim_counter::blocks(&self.shape, begin, end))
     }
 
+    /// Whether chunks may run on different threads: no output element can be reached twice
+    /// (every output's layout is provably non-overlapping), so parallel writes never meet.
+    pub fn parallel_safe(&self) -> bool {
+        self.operands[..self.noutputs]
+            .iter()
+            .filter_map(|op| op.array.as_ref())
+            .all(|a| provably_non_overlapping(a.shape(), a.strides()))
+    }
+
     /// The inner loop a kernel would pick for the first 2-D block.
     pub fn inner_loop(&self) -> InnerLoop {
         if self.ndim() == 0 {
@@ -207,4 +216,24 @@ impl TensorIterator {
         ));
         Ok(text)
     }
+}
+
+/// A sufficient test for "no two indices share an address": sorted by |stride|, each dim's
+/// stride exceeds the farthest reach of all faster dims (size-1 dims never matter).
+fn provably_non_overlapping(shape: &[usize], strides: &[isize]) -> bool {
+    let mut dims: Vec<(usize, usize)> = shape
+        .iter()
+        .zip(strides)
+        .filter(|(&n, _)| n > 1)
+        .map(|(&n, &s)| (n, s.unsigned_abs()))
+        .collect();
+    dims.sort_by_key(|&(_, s)| s);
+    let mut reach = 0usize;
+    for (n, s) in dims {
+        if s <= reach {
+            return false;
+        }
+        reach += (n - 1) * s;
+    }
+    true
 }

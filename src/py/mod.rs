@@ -6,6 +6,7 @@ mod convert;
 mod functions;
 mod iterator;
 mod numpy_bridge;
+mod ops;
 
 pub use array::PyArray;
 
@@ -83,5 +84,7 @@ fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("channels_last_3d", PyMemoryFormat::channels_last_3d)?;
     m.add("preserve_format", PyMemoryFormat::preserve_format)?;
     functions::register(m)?;
+    ops::register(m)?;
     Ok(())
 }
+mod array_methods;

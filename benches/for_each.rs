@@ -1,0 +1,80 @@
+//! `cargo bench`: the executor on the layout cases that matter, with bytes moved as the
+//! throughput so criterion reports GB/s. Compare rows within one run (machines are noisy):
+//! `copy contiguous` is the bandwidth reference for the others.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use ferroiter::kernels::copy::copy_into;
+use ferroiter::kernels::elementwise::{binary, Arg, BinaryOp};
+use ferroiter::{Array, DType, MemoryFormat, Scalar};
+
+fn filled(shape: &[usize], format: MemoryFormat) -> Array {
+    Array::full(shape, Scalar::Float(1.5), DType::F32, format).unwrap()
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("for_each");
+    group.sample_size(10);
+    for threads in [1usize, 2] {
+        ferroiter::exec::set_num_threads(threads).unwrap();
+        let n = 1 << 24;
+        let (src, dst) = (
+            filled(&[n], MemoryFormat::Contiguous),
+            filled(&[n], MemoryFormat::Contiguous),
+        );
+        group.throughput(Throughput::Bytes((n * 8) as u64));
+        group.bench_function(BenchmarkId::new("copy contiguous 16M", threads), |b| {
+            b.iter(|| copy_into(&dst, &src).unwrap())
+        });
+
+        let (a, x) = (Arg::Array(src.clone()), Arg::Array(dst.clone()));
+        let out = filled(&[n], MemoryFormat::Contiguous);
+        group.throughput(Throughput::Bytes((n * 12) as u64));
+        group.bench_function(
+            BenchmarkId::new("add contiguous 16M into out", threads),
+            |b| b.iter(|| binary(BinaryOp::Add, &a, &x, None, Some(out.clone())).unwrap()),
+        );
+        group.bench_function(
+            BenchmarkId::new("add contiguous 16M allocating", threads),
+            |b| b.iter(|| binary(BinaryOp::Add, &a, &x, None, None).unwrap()),
+        );
+
+        let big = filled(&[32, 64, 56, 56], MemoryFormat::Contiguous);
+        let bias = Arg::Array(filled(&[64, 1, 1], MemoryFormat::Contiguous));
+        let out = filled(&[32, 64, 56, 56], MemoryFormat::Contiguous);
+        group.throughput(Throughput::Bytes((big.numel() * 8) as u64));
+        group.bench_function(
+            BenchmarkId::new("add broadcast (32,64,56,56)+(64,1,1)", threads),
+            |b| {
+                b.iter(|| {
+                    binary(
+                        BinaryOp::Add,
+                        &Arg::Array(big.clone()),
+                        &bias,
+                        None,
+                        Some(out.clone()),
+                    )
+                    .unwrap()
+                })
+            },
+        );
+
+        let m = filled(&[4096, 4096], MemoryFormat::Contiguous);
+        let t = m.transpose(0, 1).unwrap();
+        let dst = filled(&[4096, 4096], MemoryFormat::Contiguous);
+        group.throughput(Throughput::Bytes((m.numel() * 8) as u64));
+        group.bench_function(BenchmarkId::new("transpose copy 4096x4096", threads), |b| {
+            b.iter(|| copy_into(&dst, &t).unwrap())
+        });
+
+        let nchw = filled(&[32, 64, 56, 56], MemoryFormat::Contiguous);
+        let nhwc = filled(&[32, 64, 56, 56], MemoryFormat::ChannelsLast);
+        group.throughput(Throughput::Bytes((nchw.numel() * 8) as u64));
+        group.bench_function(BenchmarkId::new("NCHW -> NHWC copy", threads), |b| {
+            b.iter(|| copy_into(&nhwc, &nchw).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,206 @@
+//! Element types as Rust types: one per dtype, with torch's conversions between every pair and
+//! the "opmath" type each computes in (float16/bfloat16 compute in f32 and round once).
+
+use crate::dtype::DType;
+use half::{bf16, f16};
+use num_complex::Complex;
+
+/// torch's bool as stored: one byte, read as "non-zero" so that any byte pattern is safe.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct Bool(pub u8);
+
+impl Bool {
+    pub fn get(self) -> bool {
+        self.0 != 0
+    }
+    pub fn new(b: bool) -> Bool {
+        Bool(b as u8)
+    }
+}
+
+pub type C64 = Complex<f32>;
+pub type C128 = Complex<f64>;
+
+/// A Rust type that holds one element of a dtype, and converts to every other as torch does:
+/// float → int truncates (through i64, so narrower ints wrap), anything → bool is `!= 0`,
+/// half types round through f32, complex → real keeps the real part.
+pub trait Element: Copy + Send + Sync + Default + PartialEq + std::fmt::Debug + 'static {
+    const DTYPE: DType;
+    fn from_bool(v: bool) -> Self;
+    fn from_i64(v: i64) -> Self;
+    fn from_f32(v: f32) -> Self;
+    fn from_f64(v: f64) -> Self;
+    fn from_c64(v: C64) -> Self;
+    fn from_c128(v: C128) -> Self;
+    /// Converts `self` into `D` by the rule for `Self`'s kind.
+    fn cast<D: Element>(self) -> D;
+}
+
+macro_rules! int_element {
+    ($t:ty, $dtype:ident) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$dtype;
+            fn from_bool(v: bool) -> Self {
+                v as $t
+            }
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            fn from_f32(v: f32) -> Self {
+                (v as i64) as $t
+            }
+            fn from_f64(v: f64) -> Self {
+                (v as i64) as $t
+            }
+            fn from_c64(v: C64) -> Self {
+                Self::from_f32(v.re)
+            }
+            fn from_c128(v: C128) -> Self {
+                Self::from_f64(v.re)
+            }
+            fn cast<D: Element>(self) -> D {
+                D::from_i64(self as i64)
+            }
+        }
+    };
+}
+int_element!(u8, U8);
+int_element!(i8, I8);
+int_element!(i16, I16);
+int_element!(i32, I32);
+int_element!(i64, I64);
+
+impl Element for Bool {
+    const DTYPE: DType = DType::Bool;
+    fn from_bool(v: bool) -> Self {
+        Bool::new(v)
+    }
+    fn from_i64(v: i64) -> Self {
+        Bool::new(v != 0)
+    }
+    fn from_f32(v: f32) -> Self {
+        Bool::new(v != 0.0)
+    }
+    fn from_f64(v: f64) -> Self {
+        Bool::new(v != 0.0)
+    }
+    fn from_c64(v: C64) -> Self {
+        Bool::new(v.re != 0.0 || v.im != 0.0)
+    }
+    fn from_c128(v: C128) -> Self {
+        Bool::new(v.re != 0.0 || v.im != 0.0)
+    }
+    fn cast<D: Element>(self) -> D {
+        D::from_bool(self.get())
+    }
+}
+
+macro_rules! float_element {
+    ($t:ty, $dtype:ident, from_f32: $from32:expr, from_f64: $from64:expr, from_i64: $fromi:expr, wide: $wide:expr, via: $via:ident) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$dtype;
+            fn from_bool(v: bool) -> Self {
+                $from32(v as u8 as f32)
+            }
+            fn from_i64(v: i64) -> Self {
+                $fromi(v)
+            }
+            fn from_f32(v: f32) -> Self {
+                $from32(v)
+            }
+            fn from_f64(v: f64) -> Self {
+                $from64(v)
+            }
+            fn from_c64(v: C64) -> Self {
+                $from32(v.re)
+            }
+            fn from_c128(v: C128) -> Self {
+                $from64(v.re)
+            }
+            fn cast<D: Element>(self) -> D {
+                D::$via($wide(self))
+            }
+        }
+    };
+}
+
+// Integers round once into the target (i64 → f32 directly, never through f64); half types
+// go through f32, as torch's `Half(float)` constructors do.
+float_element!(f16, F16, from_f32: f16::from_f32, from_f64: |v: f64| f16::from_f32(v as f32),
+    from_i64: |v: i64| f16::from_f32(v as f32), wide: |x: f16| x.to_f32(), via: from_f32);
+float_element!(bf16, BF16, from_f32: bf16::from_f32, from_f64: |v: f64| bf16::from_f32(v as f32),
+    from_i64: |v: i64| bf16::from_f32(v as f32), wide: |x: bf16| x.to_f32(), via: from_f32);
+float_element!(f32, F32, from_f32: |v: f32| v, from_f64: |v: f64| v as f32,
+    from_i64: |v: i64| v as f32, wide: |x: f32| x, via: from_f32);
+float_element!(f64, F64, from_f32: |v: f32| v as f64, from_f64: |v: f64| v,
+    from_i64: |v: i64| v as f64, wide: |x: f64| x, via: from_f64);
+
+impl Element for C64 {
+    const DTYPE: DType = DType::C64;
+    fn from_bool(v: bool) -> Self {
+        C64::new(v as u8 as f32, 0.0)
+    }
+    fn from_i64(v: i64) -> Self {
+        C64::new(v as f32, 0.0)
+    }
+    fn from_f32(v: f32) -> Self {
+        C64::new(v, 0.0)
+    }
+    fn from_f64(v: f64) -> Self {
+        C64::new(v as f32, 0.0)
+    }
+    fn from_c64(v: C64) -> Self {
+        v
+    }
+    fn from_c128(v: C128) -> Self {
+        C64::new(v.re as f32, v.im as f32)
+    }
+    fn cast<D: Element>(self) -> D {
+        D::from_c64(self)
+    }
+}
+
+impl Element for C128 {
+    const DTYPE: DType = DType::C128;
+    fn from_bool(v: bool) -> Self {
+        C128::new(v as u8 as f64, 0.0)
+    }
+    fn from_i64(v: i64) -> Self {
+        C128::new(v as f64, 0.0)
+    }
+    fn from_f32(v: f32) -> Self {
+        C128::new(v as f64, 0.0)
+    }
+    fn from_f64(v: f64) -> Self {
+        C128::new(v, 0.0)
+    }
+    fn from_c64(v: C64) -> Self {
+        C128::new(v.re as f64, v.im as f64)
+    }
+    fn from_c128(v: C128) -> Self {
+        v
+    }
+    fn cast<D: Element>(self) -> D {
+        D::from_c128(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn torch_conversions() {
+        assert_eq!((-1.7f32).cast::<u8>(), 255);
+        assert_eq!(300.0f32.cast::<u8>(), 44);
+        assert_eq!((-2.7f64).cast::<i32>(), -2);
+        assert_eq!(0.1f32.cast::<Bool>(), Bool(1));
+        assert_eq!(f32::NAN.cast::<Bool>(), Bool(1));
+        assert_eq!(256i64.cast::<u8>(), 0);
+        assert_eq!(Bool(7).cast::<i32>(), 1);
+        assert_eq!(((1i64 << 53) + 1).cast::<f64>(), 9007199254740992.0);
+        assert_eq!(16777217i64.cast::<f32>(), 16777216.0);
+        assert_eq!(C64::new(1.5, 2.0).cast::<f64>(), 1.5);
+    }
+}

@@ -1,0 +1,407 @@
+//! Scalar math with torch's semantics, per kind of element. Kernels compute in an "opmath"
+//! type: float16/bfloat16 widen to f32 and round once at the end; everything else computes in
+//! itself (integers wrap on overflow, as in torch).
+
+use super::element::{Bool, Element, C128, C64};
+use half::{bf16, f16};
+
+/// An element type and the type it computes in.
+pub trait Compute: Element {
+    type Op: Copy + Default + Send + Sync + 'static;
+    fn up(self) -> Self::Op;
+    fn down(v: Self::Op) -> Self;
+}
+
+macro_rules! computes_in_itself {
+    ($($t:ty),*) => {$(
+        impl Compute for $t {
+            type Op = $t;
+            #[inline(always)]
+            fn up(self) -> $t { self }
+            #[inline(always)]
+            fn down(v: $t) -> $t { v }
+        }
+    )*};
+}
+computes_in_itself!(Bool, u8, i8, i16, i32, i64, f32, f64, C64, C128);
+
+impl Compute for f16 {
+    type Op = f32;
+    #[inline(always)]
+    fn up(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline(always)]
+    fn down(v: f32) -> f16 {
+        f16::from_f32(v)
+    }
+}
+impl Compute for bf16 {
+    type Op = f32;
+    #[inline(always)]
+    fn up(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline(always)]
+    fn down(v: f32) -> bf16 {
+        bf16::from_f32(v)
+    }
+}
+
+/// + − × and friends, defined for every compute type (bool: + is "or", × is "and").
+pub trait Arith: Copy + PartialEq + Send + Sync + 'static {
+    fn add(self, b: Self) -> Self;
+    fn sub(self, b: Self) -> Self;
+    fn mul(self, b: Self) -> Self;
+    /// `self + alpha·b` in one step: torch's fused multiply-add for floats.
+    fn add_alpha(self, b: Self, alpha: Self) -> Self;
+    fn neg(self) -> Self;
+    fn is_nonzero(self) -> bool;
+    fn from_scalar(s: crate::Scalar) -> Self;
+}
+
+macro_rules! int_arith {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline(always)] fn add(self, b: Self) -> Self { self.wrapping_add(b) }
+            #[inline(always)] fn sub(self, b: Self) -> Self { self.wrapping_sub(b) }
+            #[inline(always)] fn mul(self, b: Self) -> Self { self.wrapping_mul(b) }
+            #[inline(always)] fn add_alpha(self, b: Self, alpha: Self) -> Self { self.wrapping_add(alpha.wrapping_mul(b)) }
+            #[inline(always)] fn neg(self) -> Self { self.wrapping_neg() }
+            #[inline(always)] fn is_nonzero(self) -> bool { self != 0 }
+            fn from_scalar(s: crate::Scalar) -> Self { Element::from_i64(s.as_i64()) }
+        }
+    )*};
+}
+int_arith!(u8, i8, i16, i32, i64);
+
+macro_rules! float_arith {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline(always)] fn add(self, b: Self) -> Self { self + b }
+            #[inline(always)] fn sub(self, b: Self) -> Self { self - b }
+            #[inline(always)] fn mul(self, b: Self) -> Self { self * b }
+            #[inline(always)] fn add_alpha(self, b: Self, alpha: Self) -> Self { b.mul_add(alpha, self) }
+            #[inline(always)] fn neg(self) -> Self { -self }
+            #[inline(always)] fn is_nonzero(self) -> bool { self != 0.0 }
+            fn from_scalar(s: crate::Scalar) -> Self { s.as_f64() as $t }
+        }
+    )*};
+}
+float_arith!(f32, f64);
+
+macro_rules! complex_arith {
+    ($($t:ty, $f:ty);*) => {$(
+        impl Arith for $t {
+            #[inline(always)] fn add(self, b: Self) -> Self { self + b }
+            #[inline(always)] fn sub(self, b: Self) -> Self { self - b }
+            #[inline(always)] fn mul(self, b: Self) -> Self { self * b }
+            #[inline(always)] fn add_alpha(self, b: Self, alpha: Self) -> Self { self + alpha * b }
+            #[inline(always)] fn neg(self) -> Self { -self }
+            #[inline(always)] fn is_nonzero(self) -> bool { self.re != 0.0 || self.im != 0.0 }
+            fn from_scalar(s: crate::Scalar) -> Self {
+                match s {
+                    crate::Scalar::Complex(re, im) => <$t>::new(re as $f, im as $f),
+                    other => <$t>::new(other.as_f64() as $f, 0.0),
+                }
+            }
+        }
+    )*};
+}
+complex_arith!(C64, f32; C128, f64);
+
+impl Arith for Bool {
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        Bool::new(self.get() || b.get())
+    }
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        Bool::new(self.get() != b.get())
+    }
+    #[inline(always)]
+    fn mul(self, b: Self) -> Self {
+        Bool::new(self.get() && b.get())
+    }
+    #[inline(always)]
+    fn add_alpha(self, b: Self, alpha: Self) -> Self {
+        Bool::new(self.get() || (alpha.get() && b.get()))
+    }
+    #[inline(always)]
+    fn neg(self) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn is_nonzero(self) -> bool {
+        self.get()
+    }
+    fn from_scalar(s: crate::Scalar) -> Self {
+        Bool::new(s.is_nonzero())
+    }
+}
+
+/// Division for floats and complex numbers (torch's true division).
+pub trait TrueDiv: Arith {
+    fn div(self, b: Self) -> Self;
+}
+impl TrueDiv for f32 {
+    #[inline(always)]
+    fn div(self, b: Self) -> Self {
+        self / b
+    }
+}
+impl TrueDiv for f64 {
+    #[inline(always)]
+    fn div(self, b: Self) -> Self {
+        self / b
+    }
+}
+macro_rules! complex_div {
+    ($($t:ty),*) => {$(
+        impl TrueDiv for $t {
+            /// Smith's scaled division (what numpy and torch compute): divides by the larger
+            /// of |c|, |d| first so that c² + d² never overflows.
+            fn div(self, rhs: Self) -> Self {
+                let (a, b, c, d) = (self.re, self.im, rhs.re, rhs.im);
+                if c.abs() >= d.abs() {
+                    if c == 0.0 && d == 0.0 {
+                        return <$t>::new(a / c.abs(), b / d.abs());
+                    }
+                    let rat = d / c;
+                    let scl = 1.0 / (c + d * rat);
+                    <$t>::new((a + b * rat) * scl, (b - a * rat) * scl)
+                } else {
+                    let rat = c / d;
+                    let scl = 1.0 / (d + c * rat);
+                    <$t>::new((a * rat + b) * scl, (b * rat - a) * scl)
+                }
+            }
+        }
+    )*};
+}
+complex_div!(C64, C128);
+
+/// Ordered compute types (everything but complex): comparisons, max/min, floor division,
+/// remainder, powers, sign, abs and rounding.
+pub trait Ordered: Arith + PartialOrd {
+    /// NaN-propagating maximum (torch.maximum).
+    fn maximum(self, b: Self) -> Self;
+    fn minimum(self, b: Self) -> Self;
+    /// Python-style floor division; `None` for an integer division by zero.
+    fn floor_divide(self, b: Self) -> Option<Self>;
+    /// Python-style remainder (the sign of the divisor); `None` for an integer division by zero.
+    fn remainder(self, b: Self) -> Option<Self>;
+    fn pow(self, b: Self) -> Self;
+    fn abs(self) -> Self;
+    fn sign(self) -> Self;
+    fn floor(self) -> Self;
+    fn ceil(self) -> Self;
+    /// Round half to even.
+    fn round(self) -> Self;
+    fn is_nan(self) -> bool;
+}
+
+macro_rules! int_ordered {
+    ($($t:ty),*) => {$(
+        impl Ordered for $t {
+            #[inline(always)] fn maximum(self, b: Self) -> Self { if self > b { self } else { b } }
+            #[inline(always)] fn minimum(self, b: Self) -> Self { if self < b { self } else { b } }
+            #[inline(always)]
+            fn floor_divide(self, b: Self) -> Option<Self> {
+                if b == 0 { return None; }
+                let q = self.wrapping_div(b);
+                #[allow(unused_comparisons)]
+                let signs_differ = (self < 0) != (b < 0);
+                Some(if signs_differ && self.wrapping_rem(b) != 0 { q.wrapping_sub(1) } else { q })
+            }
+            #[inline(always)]
+            fn remainder(self, b: Self) -> Option<Self> {
+                if b == 0 { return None; }
+                let r = self.wrapping_rem(b);
+                #[allow(unused_comparisons)]
+                let fix = r != 0 && ((r < 0) != (b < 0));
+                Some(if fix { r.wrapping_add(b) } else { r })
+            }
+            fn pow(self, b: Self) -> Self {
+                #[allow(unused_comparisons)]
+                if b < 0 {
+                    // torch: 1 and -1 keep a value, everything else truncates to 0.
+                    return if self == 1 { 1 } else if self == (0 as $t).wrapping_sub(1) {
+                        if (0 as $t).wrapping_sub(b) % 2 == 1 { self } else { 1 }
+                    } else { 0 };
+                }
+                let (mut base, mut exp, mut acc) = (self, b, 1 as $t);
+                while exp != 0 {
+                    if exp & 1 == 1 { acc = acc.wrapping_mul(base); }
+                    base = base.wrapping_mul(base);
+                    exp >>= 1;
+                }
+                acc
+            }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn abs(self) -> Self { if self < 0 { self.wrapping_neg() } else { self } }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn sign(self) -> Self { (self > 0) as $t - ((self < 0) as $t) }
+            #[inline(always)] fn floor(self) -> Self { self }
+            #[inline(always)] fn ceil(self) -> Self { self }
+            #[inline(always)] fn round(self) -> Self { self }
+            #[inline(always)] fn is_nan(self) -> bool { false }
+        }
+    )*};
+}
+int_ordered!(u8, i8, i16, i32, i64);
+
+macro_rules! float_ordered {
+    ($($t:ty),*) => {$(
+        impl Ordered for $t {
+            #[inline(always)]
+            fn maximum(self, b: Self) -> Self { if self.is_nan() || b.is_nan() { <$t>::NAN } else { self.max(b) } }
+            #[inline(always)]
+            fn minimum(self, b: Self) -> Self { if self.is_nan() || b.is_nan() { <$t>::NAN } else { self.min(b) } }
+            fn floor_divide(self, b: Self) -> Option<Self> {
+                if b == 0.0 { return Some(self / b); }
+                let m = self % b;
+                let mut div = (self - m) / b;
+                if m != 0.0 && ((b < 0.0) != (m < 0.0)) { div -= 1.0; }
+                Some(if div != 0.0 {
+                    let f = div.floor();
+                    if div - f > 0.5 { f + 1.0 } else { f }
+                } else {
+                    (0.0 as $t).copysign(self / b)
+                })
+            }
+            fn remainder(self, b: Self) -> Option<Self> {
+                let m = self % b;
+                Some(if m != 0.0 && ((b < 0.0) != (m < 0.0)) { m + b } else { m })
+            }
+            #[inline(always)] fn pow(self, b: Self) -> Self { self.powf(b) }
+            #[inline(always)] fn abs(self) -> Self { <$t>::abs(self) }
+            #[inline(always)]
+            fn sign(self) -> Self { ((0.0 < self) as u8 as $t) - ((self < 0.0) as u8 as $t) }
+            #[inline(always)] fn floor(self) -> Self { <$t>::floor(self) }
+            #[inline(always)] fn ceil(self) -> Self { <$t>::ceil(self) }
+            #[inline(always)] fn round(self) -> Self { self.round_ties_even() }
+            #[inline(always)] fn is_nan(self) -> bool { <$t>::is_nan(self) }
+        }
+    )*};
+}
+float_ordered!(f32, f64);
+
+impl Ordered for Bool {
+    fn maximum(self, b: Self) -> Self {
+        Bool::new(self.get() || b.get())
+    }
+    fn minimum(self, b: Self) -> Self {
+        Bool::new(self.get() && b.get())
+    }
+    fn floor_divide(self, b: Self) -> Option<Self> {
+        if !b.get() {
+            None
+        } else {
+            Some(self)
+        }
+    }
+    fn remainder(self, b: Self) -> Option<Self> {
+        if !b.get() {
+            None
+        } else {
+            Some(Bool(0))
+        }
+    }
+    fn pow(self, b: Self) -> Self {
+        Bool::new(self.get() || !b.get())
+    }
+    fn abs(self) -> Self {
+        self
+    }
+    fn sign(self) -> Self {
+        self
+    }
+    fn floor(self) -> Self {
+        self
+    }
+    fn ceil(self) -> Self {
+        self
+    }
+    fn round(self) -> Self {
+        self
+    }
+    fn is_nan(self) -> bool {
+        false
+    }
+}
+
+/// Bitwise operations (integers and bool).
+pub trait Bitwise: Copy {
+    fn and(self, b: Self) -> Self;
+    fn or(self, b: Self) -> Self;
+    fn xor(self, b: Self) -> Self;
+    fn not(self) -> Self;
+}
+macro_rules! int_bitwise {
+    ($($t:ty),*) => {$(
+        impl Bitwise for $t {
+            #[inline(always)] fn and(self, b: Self) -> Self { self & b }
+            #[inline(always)] fn or(self, b: Self) -> Self { self | b }
+            #[inline(always)] fn xor(self, b: Self) -> Self { self ^ b }
+            #[inline(always)] fn not(self) -> Self { !self }
+        }
+    )*};
+}
+int_bitwise!(u8, i8, i16, i32, i64);
+impl Bitwise for Bool {
+    fn and(self, b: Self) -> Self {
+        Bool::new(self.get() && b.get())
+    }
+    fn or(self, b: Self) -> Self {
+        Bool::new(self.get() || b.get())
+    }
+    fn xor(self, b: Self) -> Self {
+        Bool::new(self.get() != b.get())
+    }
+    fn not(self) -> Self {
+        Bool::new(!self.get())
+    }
+}
+
+/// Transcendental functions (floats and complex numbers).
+pub trait Transcendental: TrueDiv {
+    fn exp(self) -> Self;
+    fn ln(self) -> Self;
+    fn sqrt(self) -> Self;
+    fn sin(self) -> Self;
+    fn cos(self) -> Self;
+    fn tanh(self) -> Self;
+    /// `1 / (1 + exp(-x))`.
+    fn sigmoid(self) -> Self;
+}
+macro_rules! float_transcendental {
+    ($($t:ty),*) => {$(
+        impl Transcendental for $t {
+            #[inline(always)] fn exp(self) -> Self { <$t>::exp(self) }
+            #[inline(always)] fn ln(self) -> Self { <$t>::ln(self) }
+            #[inline(always)] fn sqrt(self) -> Self { <$t>::sqrt(self) }
+            #[inline(always)] fn sin(self) -> Self { <$t>::sin(self) }
+            #[inline(always)] fn cos(self) -> Self { <$t>::cos(self) }
+            #[inline(always)] fn tanh(self) -> Self { <$t>::tanh(self) }
+            #[inline(always)] fn sigmoid(self) -> Self { 1.0 / (1.0 + <$t>::exp(-self)) }
+        }
+    )*};
+}
+float_transcendental!(f32, f64);
+macro_rules! complex_transcendental {
+    ($($t:ty),*) => {$(
+        impl Transcendental for $t {
+            fn exp(self) -> Self { <$t>::exp(self) }
+            fn ln(self) -> Self { <$t>::ln(self) }
+            fn sqrt(self) -> Self { <$t>::sqrt(self) }
+            fn sin(self) -> Self { <$t>::sin(self) }
+            fn cos(self) -> Self { <$t>::cos(self) }
+            fn tanh(self) -> Self { <$t>::tanh(self) }
+            fn sigmoid(self) -> Self { TrueDiv::div(<$t>::new(1.0, 0.0), <$t>::new(1.0, 0.0) + <$t>::exp(-self)) }
+        }
+    )*};
+}
+complex_transcendental!(C64, C128);

@@ -1,0 +1,10 @@
+//! Kernels, generic over the element type: copy/convert, and the elementwise operations.
+//! Each kernel builds a plan with torch's preset for its operation, then runs a typed loop
+//! from `exec::raw` over it.
+
+pub mod copy;
+pub mod dispatch;
+pub mod element;
+pub mod elementwise;
+pub mod math;
+pub mod run;
