@@ -3,7 +3,11 @@
 
 use crate::error::{Error, Result};
 use rayon::{ThreadPool, ThreadPoolBuilder};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// The thread count, readable without a lock on every loop (0: not set yet).
+static THREADS: AtomicUsize = AtomicUsize::new(0);
 
 struct PoolState {
     threads: usize,
@@ -21,11 +25,13 @@ fn default_threads() -> usize {
 
 /// How many threads a parallel loop uses.
 pub fn get_num_threads() -> usize {
-    let state = STATE.lock().unwrap_or_else(|p| p.into_inner());
-    if state.threads == 0 {
-        default_threads()
-    } else {
-        state.threads
+    match THREADS.load(Ordering::Relaxed) {
+        0 => {
+            let n = default_threads();
+            THREADS.store(n, Ordering::Relaxed);
+            n
+        }
+        n => n,
     }
 }
 
@@ -39,6 +45,7 @@ pub fn set_num_threads(n: usize) -> Result<()> {
         state.threads = n;
         state.pool = None;
     }
+    THREADS.store(n, Ordering::Relaxed);
     Ok(())
 }
 
@@ -46,7 +53,7 @@ pub fn set_num_threads(n: usize) -> Result<()> {
 pub(crate) fn pool() -> Result<Arc<ThreadPool>> {
     let mut state = STATE.lock().unwrap_or_else(|p| p.into_inner());
     if state.threads == 0 {
-        state.threads = default_threads();
+        state.threads = get_num_threads();
     }
     if let Some(pool) = &state.pool {
         return Ok(pool.clone());

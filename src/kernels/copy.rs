@@ -14,7 +14,7 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
     if dst.shares_storage(src) && dst.layout() == src.layout() && dst.dtype() == src.dtype() {
         return Ok(());
     }
-    let plan = TensorIteratorConfig::copy_op(dst.clone(), src.clone()).build()?;
+    let plan = TensorIteratorConfig::copy_op(dst.clone(), src.clone()).into_plan()?;
     if dst.numel() == 0 {
         return Ok(());
     }

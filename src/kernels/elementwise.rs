@@ -299,7 +299,7 @@ pub fn binary(
         let result = binary(op, a, b, None, None)?;
         return finish_into(&result, out);
     }
-    let plan = op.config(out, a.input()?, b.input()?).build()?;
+    let plan = op.config(out, a.input()?, b.input()?).into_plan()?;
     let dtype = plan
         .common_dtype()
         .ok_or_else(|| Error::type_("cannot infer the dtype of the result"))?;
@@ -446,7 +446,7 @@ pub fn unary(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
     } else {
         TensorIteratorConfig::unary_op(out, a.clone())
     };
-    let plan = config.build()?;
+    let plan = config.into_plan()?;
     let dtype = plan
         .common_dtype()
         .ok_or_else(|| Error::type_("cannot infer the dtype of the result"))?;
@@ -480,7 +480,7 @@ fn fixed_dtype_unary(a: &Array, dtype: DType) -> Result<TensorIterator> {
         .declare_static_dtype(dtype)
         .add_output(None)
         .add_input(a.clone());
-    config.build()
+    config.into_plan()
 }
 
 /// `logical_not`: bool result; an `out=` of another dtype receives the converted result.
@@ -546,7 +546,7 @@ pub fn where_(cond: &Array, a: &Arg, b: &Arg, out: Option<Array>) -> Result<Arra
         .add_input(b);
     // torch allocates where's result with the promoted dtype before building the iterator.
     config.declare_static_dtype(common);
-    let plan = config.build()?;
+    let plan = config.into_plan()?;
     let ni = || not_implemented("where_cpu", common);
     let cond_is_bool = cond.dtype() == DType::Bool;
     dispatch_all!(common, T => {
@@ -602,7 +602,7 @@ pub fn clamp(a: &Array, min: Option<&Arg>, max: Option<&Arg>, out: Option<Array>
     let ni = || not_implemented("clamp_cpu", common);
     if scalar_bounds {
         // torch clamps with Python bounds on a unary plan over `a` alone.
-        let plan = TensorIteratorConfig::unary_op(out, x).build()?;
+        let plan = TensorIteratorConfig::unary_op(out, x).into_plan()?;
         let bound = |b: Option<&Arg>| match b {
             Some(Arg::Scalar(s)) => Some(*s),
             _ => None,
@@ -625,7 +625,7 @@ pub fn clamp(a: &Array, min: Option<&Arg>, max: Option<&Arg>, out: Option<Array>
     for bound in [min, max].into_iter().flatten() {
         config.inputs.push(bound.input()?);
     }
-    let plan = config.build()?;
+    let plan = config.into_plan()?;
     let both = min.is_some() && max.is_some();
     let has_min = min.is_some();
     dispatch_ordered!(common, T => {

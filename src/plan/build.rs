@@ -14,10 +14,11 @@ use crate::memory_format::MemoryFormat;
 use crate::shape::{fmt_shape, infer_size};
 use crate::strides::ambiguity_aware_sort;
 use crate::Array;
+use std::sync::Arc;
 
 /// The mutable state of one build; frozen into a `TensorIterator` at the end.
-struct Builder<'c> {
-    config: &'c TensorIteratorConfig,
+struct Builder {
+    config: Arc<TensorIteratorConfig>,
     ops: Vec<Operand>,
     noutputs: usize,
     shape: Vec<usize>,
@@ -30,7 +31,15 @@ struct Builder<'c> {
 }
 
 /// Runs every phase; with `tracing`, the returned iterator carries the explanation.
-pub fn build(config: &TensorIteratorConfig, tracing: bool) -> Result<TensorIterator> {
+pub fn build(config: TensorIteratorConfig, tracing: bool) -> Result<TensorIterator> {
+    build_shared(Arc::new(config), tracing)
+}
+
+/// `build` of a config the caller keeps (explain() rebuilds from the plan's own config).
+pub(crate) fn build_shared(
+    config: Arc<TensorIteratorConfig>,
+    tracing: bool,
+) -> Result<TensorIterator> {
     let mut b = Builder::new(config, tracing);
     b.mark_outputs()?;
     b.compute_mem_overlaps()?;
@@ -64,9 +73,9 @@ fn describe(a: &Array) -> String {
     )
 }
 
-impl<'c> Builder<'c> {
+impl Builder {
     /// populate_operands: outputs first, then inputs, in insertion order.
-    fn new(config: &'c TensorIteratorConfig, tracing: bool) -> Self {
+    fn new(config: Arc<TensorIteratorConfig>, tracing: bool) -> Self {
         let mut ops: Vec<Operand> = config
             .outputs
             .iter()
@@ -94,8 +103,8 @@ impl<'c> Builder<'c> {
             });
         }
         Builder {
-            config,
             noutputs: config.outputs.len(),
+            config,
             ops,
             shape: vec![],
             perm: vec![],
@@ -251,7 +260,7 @@ impl<'c> Builder<'c> {
     /// they differ), torch's same-dtype and safe-casting checks, and temporaries for inputs
     /// and outputs of another dtype.
     fn compute_types(&mut self) -> Result<()> {
-        let cfg = self.config;
+        let cfg = self.config.clone();
         let mut common: Option<DType> = None;
         let mut output_dtype: Option<DType> = None;
         let (mut diff_inputs, mut diff_outputs, mut undefined_outputs) = (false, false, false);

@@ -198,9 +198,14 @@ impl TensorIteratorConfig {
         self
     }
 
+    /// Builds the plan from a config that is not needed afterwards (no copy of the operands).
+    pub fn into_plan(self) -> Result<TensorIterator> {
+        crate::plan::build::build(self, false)
+    }
+
     /// Builds the plan: torch's phases, in torch's order.
     pub fn build(&self) -> Result<TensorIterator> {
-        crate::plan::build::build(self, false)
+        crate::plan::build::build(self.clone(), false)
     }
 
     // ---- torch's presets ----

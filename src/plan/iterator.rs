@@ -56,7 +56,7 @@ pub struct TensorIterator {
     pub(crate) perm: Vec<usize>,
     pub(crate) fast_setup: Option<FastSetup>,
     pub(crate) common_dtype: Option<DType>,
-    pub(crate) config: TensorIteratorConfig,
+    pub(crate) config: std::sync::Arc<TensorIteratorConfig>,
     pub(crate) trace: String,
 }
 
@@ -172,7 +172,7 @@ impl TensorIterator {
 
     /// The build trace with every decision and its numbers, then how the walk would run.
     pub fn explain(&self, threads: usize, grain: usize) -> Result<String> {
-        let traced = super::build::build(&self.config, true)?;
+        let traced = super::build::build_shared(self.config.clone(), true)?;
         let mut text = traced.trace;
         let strides: Vec<String> = self
             .operands

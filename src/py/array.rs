@@ -207,6 +207,13 @@ impl PyArray {
         slf: &Bound<'py, Self>,
         kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        // Negative strides are legal DLPack, but torch's importer aborts the process on them:
+        // refuse them here with an error one can act on.
+        if slf.get().inner.strides().iter().any(|&s| s < 0) {
+            return Err(pyo3::exceptions::PyBufferError::new_err(
+                "__dlpack__ of an array with negative strides is refused (some importers, torch's among them, crash on them); call .contiguous() first",
+            ));
+        }
         numpy_bridge::to_numpy(slf)?.call_method("__dlpack__", (), kwargs)
     }
     fn __dlpack_device__(&self) -> (i32, i32) {
