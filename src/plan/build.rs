@@ -120,6 +120,21 @@ impl Builder {
         self.shape.len()
     }
 
+    /// torch's `is_same` for operands i and j: one object. Declared identities decide when
+    /// given (equal views with distinct ids are two tensors, as `x` and `x[:]` are in torch);
+    /// otherwise equal views of one storage count as one.
+    fn is_same(&self, i: usize, j: usize) -> bool {
+        let (Some(a), Some(b)) = (&self.ops[i].array, &self.ops[j].array) else {
+            return false;
+        };
+        match &self.config.operand_ids {
+            Some(ids) if ids.len() == self.ops.len() => {
+                ids[i].is_some() && ids[i] == ids[j] && same_array(a, b)
+            }
+            _ => same_array(a, b),
+        }
+    }
+
     /// mark_outputs: an output that is also an input is read-write (never resized). Outputs
     /// must be writable.
     fn mark_outputs(&mut self) -> Result<()> {
@@ -128,9 +143,7 @@ impl Builder {
                 continue;
             };
             out.storage().check_writable()?;
-            let same = self.ops[self.noutputs..]
-                .iter()
-                .any(|op| op.array.as_ref().is_some_and(|a| same_array(a, &out)));
+            let same = (self.noutputs..self.ops.len()).any(|j| self.is_same(i, j));
             if same {
                 self.ops[i].is_read_write = true;
                 self.trace.line(|| {
@@ -153,11 +166,11 @@ impl Builder {
                 continue;
             };
             assert_no_internal_overlap(out)?;
-            for input in self.ops[self.noutputs..]
-                .iter()
-                .filter_map(|op| op.array.as_ref())
-            {
-                if !same_array(input, out) {
+            for j in self.noutputs..self.ops.len() {
+                let Some(input) = &self.ops[j].array else {
+                    continue;
+                };
+                if !self.is_same(i, j) {
                     assert_no_partial_overlap(out, input)?;
                 }
             }

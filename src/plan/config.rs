@@ -65,6 +65,9 @@ pub struct TensorIteratorConfig {
     pub allow_cpu_scalars: bool,
     pub static_dtype: Option<DType>,
     pub static_shape: Option<Vec<usize>>,
+    /// Which operands (outputs first, then inputs) are one object, when the caller knows: see
+    /// [`TensorIteratorConfig::declare_operand_identities`].
+    pub(crate) operand_ids: Option<Vec<Option<usize>>>,
 }
 
 impl Default for TensorIteratorConfig {
@@ -85,6 +88,7 @@ impl Default for TensorIteratorConfig {
             allow_cpu_scalars: false,
             static_dtype: None,
             static_shape: None,
+            operand_ids: None,
         }
     }
 }
@@ -201,6 +205,17 @@ impl TensorIteratorConfig {
     /// Builds the plan from a config that is not needed afterwards (no copy of the operands).
     pub fn into_plan(self) -> Result<TensorIterator> {
         crate::plan::build::build(self, false)
+    }
+
+    /// Says which operands are one and the same object (one id per operand, outputs first, then
+    /// inputs; `None`: distinct from every other). torch's `is_same` is tensor identity, so
+    /// `torch.add(x, b, out=x)` is read-write but `out=x[:]` (another tensor viewing the same
+    /// elements) is not: it is resized like any out. Without this declaration (or if its length
+    /// is not the number of operands) two operands are taken to be the same when they are equal
+    /// views of one storage. Operands with equal ids must also be equal views to count as one.
+    pub fn declare_operand_identities(&mut self, ids: Vec<Option<usize>>) -> &mut Self {
+        self.operand_ids = Some(ids);
+        self
     }
 
     /// Builds the plan: torch's phases, in torch's order.

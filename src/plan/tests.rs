@@ -143,6 +143,40 @@ fn errors_have_torch_texts() {
         .starts_with("unsupported operation: some elements of the input tensor"));
 }
 
+/// torch's `is_same` is identity: `out=x` is read-write, but `out=x[:]` (an equal view, another
+/// tensor) is resized like any out. Without declared identities, equal views count as one.
+#[test]
+fn declared_identities_decide_read_write() {
+    let x = b_like(&[3]);
+    let b = b_like(&[2, 3]);
+    let input = |array| Input {
+        array,
+        is_const: false,
+        is_wrapped_number: false,
+    };
+    let config = TensorIteratorConfig::binary_op(Some(x.clone()), input(x.clone()), input(b));
+    let err = config.build().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "output with shape [3] doesn't match the broadcast shape [2, 3]"
+    );
+    let mut same = config.clone();
+    same.declare_operand_identities(vec![Some(1), Some(1), Some(2)]);
+    assert!(same.build().is_err());
+    let mut two = config.clone();
+    two.declare_operand_identities(vec![Some(1), Some(3), Some(2)]);
+    let it = two.build().unwrap();
+    assert_eq!(it.output(0).unwrap().shape(), &[2, 3]);
+    // equal ids on arrays that are not equal views do not make them one tensor
+    let mut bogus = TensorIteratorConfig::binary_op(
+        Some(b_like(&[3])),
+        input(x.clone()),
+        input(b_like(&[2, 3])),
+    );
+    bogus.declare_operand_identities(vec![Some(1), Some(1), Some(2)]);
+    assert_eq!(bogus.build().unwrap().output(0).unwrap().shape(), &[2, 3]);
+}
+
 fn b_like(shape: &[usize]) -> Array {
     Array::empty(shape, DType::F32, MemoryFormat::Contiguous).unwrap()
 }

@@ -43,11 +43,54 @@ fn input_from_py(obj: &Bound<'_, PyAny>, is_const: bool) -> PyResult<Input> {
     })
 }
 
-fn output_from_py(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Array>> {
-    match obj {
-        None => Ok(None),
-        Some(o) if o.is_none() => Ok(None),
-        Some(o) => Ok(Some(input_from_py(o, false)?.array)),
+/// The operands of one config, converted once per Python object, with each one's identity:
+/// torch's `is_same` is tensor identity, and a Python object is the closest thing to a tensor
+/// (`x` passed twice is one tensor; `x` and `x[:]` are two). Python numbers are never the same
+/// as anything (torch wraps each in a new tensor). The objects are kept alive so that their
+/// identities stay unique until the build.
+#[derive(Default)]
+struct Operands {
+    ids: Vec<Option<usize>>,
+    keep: Vec<Py<PyAny>>,
+    converted: Vec<(usize, Input)>,
+}
+
+impl Operands {
+    fn input(&mut self, obj: &Bound<'_, PyAny>, is_const: bool) -> PyResult<Input> {
+        let is_array = obj.cast::<PyArray>().is_ok() || obj.cast::<PyUntypedArray>().is_ok();
+        if !is_array {
+            self.ids.push(None);
+            return input_from_py(obj, is_const);
+        }
+        let id = obj.as_ptr() as usize;
+        self.ids.push(Some(id));
+        if let Some((_, seen)) = self.converted.iter().find(|(k, _)| *k == id) {
+            return Ok(Input {
+                array: seen.array.clone(),
+                is_const,
+                is_wrapped_number: false,
+            });
+        }
+        let input = input_from_py(obj, is_const)?;
+        self.keep.push(obj.clone().unbind());
+        self.converted.push((id, input.clone()));
+        Ok(input)
+    }
+
+    fn output(&mut self, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Array>> {
+        match obj {
+            Some(o) if !o.is_none() => Ok(Some(self.input(o, false)?.array)),
+            _ => {
+                self.ids.push(None);
+                Ok(None)
+            }
+        }
+    }
+
+    /// The config, told which of its operands are one object.
+    fn declare(&self, mut config: TensorIteratorConfig) -> TensorIteratorConfig {
+        config.declare_operand_identities(self.ids.clone());
+        config
     }
 }
 
@@ -55,6 +98,7 @@ fn output_from_py(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Array>> {
 #[pyclass(name = "TensorIteratorConfig", module = "ferroiter")]
 pub struct PyConfig {
     inner: TensorIteratorConfig,
+    operands: Operands,
 }
 
 #[pymethods]
@@ -63,6 +107,7 @@ impl PyConfig {
     fn new() -> Self {
         PyConfig {
             inner: TensorIteratorConfig::new(),
+            operands: Operands::default(),
         }
     }
     /// Adds an output; `None` asks the build to allocate it. Outputs come before inputs.
@@ -76,7 +121,7 @@ impl PyConfig {
                 "Keep in mind that you have to add all outputs first before adding any input.",
             ));
         }
-        let out = output_from_py(output)?;
+        let out = slf.operands.output(output)?;
         slf.inner.add_output(out);
         Ok(slf)
     }
@@ -84,7 +129,7 @@ impl PyConfig {
         mut slf: PyRefMut<'py, Self>,
         input: &Bound<'py, PyAny>,
     ) -> PyResult<PyRefMut<'py, Self>> {
-        let input = input_from_py(input, false)?;
+        let input = slf.operands.input(input, false)?;
         slf.inner.inputs.push(input);
         Ok(slf)
     }
@@ -92,7 +137,7 @@ impl PyConfig {
         mut slf: PyRefMut<'py, Self>,
         input: &Bound<'py, PyAny>,
     ) -> PyResult<PyRefMut<'py, Self>> {
-        let input = input_from_py(input, true)?;
+        let input = slf.operands.input(input, true)?;
         slf.inner.inputs.push(input);
         Ok(slf)
     }
@@ -167,7 +212,7 @@ impl PyConfig {
         slf
     }
     fn build(&self, py: Python<'_>) -> PyResult<PyIterator> {
-        let config = self.inner.clone();
+        let config = self.operands.declare(self.inner.clone());
         Ok(PyIterator {
             inner: py.detach(move || config.build())?,
         })
@@ -281,11 +326,9 @@ impl PyIterator {
         a: &Bound<'_, PyAny>,
         b: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        build_preset(TensorIteratorConfig::binary_op(
-            output_from_py(out)?,
-            input_from_py(a, false)?,
-            input_from_py(b, false)?,
-        ))
+        let mut ops = Operands::default();
+        let (out, a, b) = (ops.output(out)?, ops.input(a, false)?, ops.input(b, false)?);
+        build_preset(ops.declare(TensorIteratorConfig::binary_op(out, a, b)))
     }
     #[staticmethod]
     #[pyo3(signature = (out, a, b))]
@@ -294,11 +337,9 @@ impl PyIterator {
         a: &Bound<'_, PyAny>,
         b: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        build_preset(TensorIteratorConfig::binary_float_op(
-            output_from_py(out)?,
-            input_from_py(a, false)?,
-            input_from_py(b, false)?,
-        ))
+        let mut ops = Operands::default();
+        let (out, a, b) = (ops.output(out)?, ops.input(a, false)?, ops.input(b, false)?);
+        build_preset(ops.declare(TensorIteratorConfig::binary_float_op(out, a, b)))
     }
     #[staticmethod]
     #[pyo3(signature = (out, a, b))]
@@ -307,46 +348,40 @@ impl PyIterator {
         a: &Bound<'_, PyAny>,
         b: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        build_preset(TensorIteratorConfig::comparison_op(
-            output_from_py(out)?,
-            input_from_py(a, false)?,
-            input_from_py(b, false)?,
-        ))
+        let mut ops = Operands::default();
+        let (out, a, b) = (ops.output(out)?, ops.input(a, false)?, ops.input(b, false)?);
+        build_preset(ops.declare(TensorIteratorConfig::comparison_op(out, a, b)))
     }
     #[staticmethod]
     #[pyo3(signature = (out, a))]
     fn unary_op(out: Option<&Bound<'_, PyAny>>, a: &Bound<'_, PyAny>) -> PyResult<Self> {
-        build_preset(TensorIteratorConfig::unary_op(
-            output_from_py(out)?,
-            input_from_py(a, false)?.array,
-        ))
+        let mut ops = Operands::default();
+        let (out, a) = (ops.output(out)?, ops.input(a, false)?.array);
+        build_preset(ops.declare(TensorIteratorConfig::unary_op(out, a)))
     }
     #[staticmethod]
     #[pyo3(signature = (out, a))]
     fn unary_float_op(out: Option<&Bound<'_, PyAny>>, a: &Bound<'_, PyAny>) -> PyResult<Self> {
-        build_preset(TensorIteratorConfig::unary_float_op(
-            output_from_py(out)?,
-            input_from_py(a, false)?.array,
-        ))
+        let mut ops = Operands::default();
+        let (out, a) = (ops.output(out)?, ops.input(a, false)?.array);
+        build_preset(ops.declare(TensorIteratorConfig::unary_float_op(out, a)))
     }
     #[staticmethod]
     fn nullary_op(out: &Bound<'_, PyAny>) -> PyResult<Self> {
-        build_preset(TensorIteratorConfig::nullary_op(
-            input_from_py(out, false)?.array,
-        ))
+        let mut ops = Operands::default();
+        let out = ops.input(out, false)?.array;
+        build_preset(ops.declare(TensorIteratorConfig::nullary_op(out)))
     }
     #[staticmethod]
     fn reduce_op(out: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>) -> PyResult<Self> {
-        build_preset(TensorIteratorConfig::reduce_op(
-            input_from_py(out, false)?.array,
-            input_from_py(a, false)?.array,
-        ))
+        let mut ops = Operands::default();
+        let (out, a) = (ops.input(out, false)?.array, ops.input(a, false)?.array);
+        build_preset(ops.declare(TensorIteratorConfig::reduce_op(out, a)))
     }
     #[staticmethod]
     fn copy_op(dst: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> PyResult<Self> {
-        build_preset(TensorIteratorConfig::copy_op(
-            input_from_py(dst, false)?.array,
-            input_from_py(src, true)?.array,
-        ))
+        let mut ops = Operands::default();
+        let (dst, src) = (ops.input(dst, false)?.array, ops.input(src, true)?.array);
+        build_preset(ops.declare(TensorIteratorConfig::copy_op(dst, src)))
     }
 }
