@@ -18,4 +18,4 @@ echo "== build the extension"
 maturin develop --release --quiet
 
 echo "== pytest"
-python -m pytest tests -q -p no:cacheprovider
+python -m pytest tests -p no:cacheprovider

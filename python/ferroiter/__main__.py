@@ -17,7 +17,10 @@ def tour() -> None:
     _show("empty((2,3,4,5))", fi.empty((2, 3, 4, 5)))
     _show("empty((2,3,4,5), channels_last)", fi.empty((2, 3, 4, 5), memory_format=fi.channels_last))
     _show("empty((2,0,4,5), channels_last)", fi.empty((2, 0, 4, 5), memory_format=fi.channels_last))
-    _show("empty((2,3,4,5,6), channels_last_3d)", fi.empty((2, 3, 4, 5, 6), memory_format=fi.channels_last_3d))
+    _show(
+        "empty((2,3,4,5,6), channels_last_3d)",
+        fi.empty((2, 3, 4, 5, 6), memory_format=fi.channels_last_3d),
+    )
 
     print("\n2. Ambiguous arrays are contiguous in two formats at once (torch-semantics §1)")
     cases = [
@@ -43,7 +46,9 @@ def tour() -> None:
     _show("empty_like(x)", fi.empty_like(x))
 
     print("\n4. Broadcasting folds left and reports the highest mismatching dim")
-    print("  broadcast_shapes((2,1,4), (3,1), (1,)) =", fi.broadcast_shapes((2, 1, 4), (3, 1), (1,)))
+    print(
+        "  broadcast_shapes((2,1,4), (3,1), (1,)) =", fi.broadcast_shapes((2, 1, 4), (3, 1), (1,))
+    )
     try:
         fi.broadcast_shapes((2, 3), (3,), (2, 1, 4))
     except ValueError as err:
@@ -60,17 +65,35 @@ def tour() -> None:
         print(f"  result_type({label}) = {fi.result_type(*ops)}")
 
 
+def tour_iterator() -> None:
+    print("\n6. The TensorIterator picks the output layout: channels_last (2,3,4,5) + (3,4,5)")
+    a = fi.empty((2, 3, 4, 5), memory_format=fi.channels_last)
+    b = fi.empty((3, 4, 5))
+    it = fi.TensorIterator.binary_op(None, a, b)
+    print("   " + it.explain().replace("\n", "\n   "))
+    print("\n7. ...and the kernels run it: results, strides and dtypes as torch's")
+    x = fi.arange(6, dtype="int32").reshape(2, 3)
+    y = x.transpose(0, 1) * 2.5
+    print(f"  x.T * 2.5 -> dtype {y.dtype}, stride {y.stride()}, values {y.tolist()}")
+    z = fi.empty((1, 64, 5, 4)).contiguous(fi.channels_last)
+    print(f"  (1,64,5,4).contiguous(channels_last) -> stride {z.stride()}")
+
+
 def main(argv: list[str]) -> int:
     command = argv[1] if len(argv) > 1 else "tour"
     if command == "tour":
         tour()
+        tour_iterator()
         return 0
     if command == "bench":
         from ferroiter import _bench
 
         print(_bench.run(quick="--quick" in argv))
         return 0
-    print(f"unknown command {command!r}; try: python -m ferroiter tour | bench [--quick]", file=sys.stderr)
+    print(
+        f"unknown command {command!r}; try: python -m ferroiter tour | bench [--quick]",
+        file=sys.stderr,
+    )
     return 2
 
 

@@ -52,19 +52,85 @@ def _rows(n: int, side: int) -> list[tuple[str, int, dict[str, Callable[[], obje
     one_a, one_b = fi.ones((1,)), fi.ones((1,))
     k_a, k_b = fi.ones((1000,)), fi.ones((1000,))
     rows = [
-        ("copy 16M (reference)", 8 * n, {"ferroiter": lambda: o.copy_(a), "numpy": lambda: np.copyto(o_np, a_np)}),
-        ("add 16M into out", 12 * n, {"ferroiter": lambda: fi.add(a, b, out=o), "numpy": lambda: np.add(a_np, b_np, out=o_np)}),
+        (
+            "copy 16M (reference)",
+            8 * n,
+            {"ferroiter": lambda: o.copy_(a), "numpy": lambda: np.copyto(o_np, a_np)},
+        ),
+        (
+            "add 16M into out",
+            12 * n,
+            {
+                "ferroiter": lambda: fi.add(a, b, out=o),
+                "numpy": lambda: np.add(a_np, b_np, out=o_np),
+            },
+        ),
         ("add 16M allocating", 12 * n, {"ferroiter": lambda: a + b, "numpy": lambda: a_np + b_np}),
-        ("(16,64,56,56) + (64,1,1)", 8 * img.size, {"ferroiter": lambda: fi.add(img_fi, bias_fi, out=img_out), "numpy": lambda: img + bias}),
-        ("channels_last + contiguous", 12 * img.size, {"ferroiter": lambda: cl_fi + img_fi, "numpy": lambda: img_cl + img}),
-        ("NCHW -> NHWC", 8 * img.size, {"ferroiter": lambda: img_fi.contiguous(fi.channels_last), "numpy": lambda: np.ascontiguousarray(img.transpose(0, 2, 3, 1))}),
-        ("NHWC -> NCHW", 8 * img.size, {"ferroiter": lambda: cl_fi.contiguous(), "numpy": lambda: np.ascontiguousarray(img_cl)}),
-        (f"{side}x{side} transpose copy", 8 * side * side, {"ferroiter": lambda: sq_fi.transpose(0, 1).contiguous(), "numpy": lambda: np.ascontiguousarray(sq.T)}),
-        (f"neg of transposed {side}x{side}", 8 * side * side, {"ferroiter": lambda: -sq_fi.transpose(0, 1), "numpy": lambda: -sq.T}),
-        ("f32 -> f64 allocating", 12 * n, {"ferroiter": lambda: a.to("float64"), "numpy": lambda: a_np.astype(np.float64)}),
-        ("f32 -> f16 into out", 6 * n, {"ferroiter": lambda: half_out.copy_(a), "numpy": lambda: np.copyto(np.empty(n, np.float16), a_np)}),
-        ("a + b, 1 element (us)", 0, {"ferroiter": lambda: one_a + one_b, "numpy": lambda: a_np[:1] + b_np[:1]}),
-        ("a + b, 1000 elements (us)", 0, {"ferroiter": lambda: k_a + k_b, "numpy": lambda: a_np[:1000] + b_np[:1000]}),
+        (
+            "(16,64,56,56) + (64,1,1)",
+            8 * img.size,
+            {
+                "ferroiter": lambda: fi.add(img_fi, bias_fi, out=img_out),
+                "numpy": lambda: img + bias,
+            },
+        ),
+        (
+            "channels_last + contiguous",
+            12 * img.size,
+            {"ferroiter": lambda: cl_fi + img_fi, "numpy": lambda: img_cl + img},
+        ),
+        (
+            "NCHW -> NHWC",
+            8 * img.size,
+            {
+                "ferroiter": lambda: img_fi.contiguous(fi.channels_last),
+                "numpy": lambda: np.ascontiguousarray(img.transpose(0, 2, 3, 1)),
+            },
+        ),
+        (
+            "NHWC -> NCHW",
+            8 * img.size,
+            {
+                "ferroiter": lambda: cl_fi.contiguous(),
+                "numpy": lambda: np.ascontiguousarray(img_cl),
+            },
+        ),
+        (
+            f"{side}x{side} transpose copy",
+            8 * side * side,
+            {
+                "ferroiter": lambda: sq_fi.transpose(0, 1).contiguous(),
+                "numpy": lambda: np.ascontiguousarray(sq.T),
+            },
+        ),
+        (
+            f"neg of transposed {side}x{side}",
+            8 * side * side,
+            {"ferroiter": lambda: -sq_fi.transpose(0, 1), "numpy": lambda: -sq.T},
+        ),
+        (
+            "f32 -> f64 allocating",
+            12 * n,
+            {"ferroiter": lambda: a.to("float64"), "numpy": lambda: a_np.astype(np.float64)},
+        ),
+        (
+            "f32 -> f16 into out",
+            6 * n,
+            {
+                "ferroiter": lambda: half_out.copy_(a),
+                "numpy": lambda: np.copyto(np.empty(n, np.float16), a_np),
+            },
+        ),
+        (
+            "a + b, 1 element (us)",
+            0,
+            {"ferroiter": lambda: one_a + one_b, "numpy": lambda: a_np[:1] + b_np[:1]},
+        ),
+        (
+            "a + b, 1000 elements (us)",
+            0,
+            {"ferroiter": lambda: k_a + k_b, "numpy": lambda: a_np[:1000] + b_np[:1000]},
+        ),
     ]
     if torch is not None:
         at, bt, ot = torch.from_numpy(a_np), torch.from_numpy(b_np), torch.from_numpy(o_np)
@@ -105,7 +171,9 @@ def run(quick: bool = False) -> str:
     libs = ["ferroiter", "torch", "numpy"] if torch is not None else ["ferroiter", "numpy"]
     lines = [
         f"ferroiter bench: {threads} thread(s), float32, best of {repeat}; GB/s = bytes read + written per second",
-        f"{'work':<32}" + "".join(f"{lib:>11}" for lib in libs) + "".join(f"{'vs ' + lib:>11}" for lib in libs[1:]),
+        f"{'work':<32}"
+        + "".join(f"{lib:>11}" for lib in libs)
+        + "".join(f"{'vs ' + lib:>11}" for lib in libs[1:]),
     ]
     for label, nbytes, thunks in _rows(n, side):
         tiny = nbytes == 0
