@@ -429,14 +429,7 @@ impl Builder {
         let Some(setup) = setup else { return Ok(false) };
         self.fast_setup = Some(setup);
         let last_defined = self.ops.iter().rev().find_map(|op| op.array.clone());
-        for i in 0..self.noutputs {
-            let op = &self.ops[i];
-            if op.array.is_some() && !op.will_resize {
-                continue;
-            }
-            let dtype = op
-                .target_dtype
-                .ok_or_else(|| Error::type_("cannot infer the dtype of an output"))?;
+        for (i, dtype) in self.outputs_to_allocate()? {
             let out = match setup {
                 FastSetup::Contiguous => {
                     Array::empty(&self.shape, dtype, MemoryFormat::Contiguous)?
@@ -637,14 +630,7 @@ impl Builder {
     fn allocate_or_resize_outputs(&mut self) -> Result<()> {
         let n = self.ndim();
         let inverted = self.perm.iter().enumerate().all(|(j, &p)| p == n - 1 - j);
-        for i in 0..self.noutputs {
-            let op = &self.ops[i];
-            if op.array.is_some() && !op.will_resize {
-                continue;
-            }
-            let dtype = op
-                .target_dtype
-                .ok_or_else(|| Error::type_("cannot infer the dtype of an output"))?;
+        for (i, dtype) in self.outputs_to_allocate()? {
             let item = dtype.itemsize() as isize;
             let mut cumulative = Vec::with_capacity(n);
             let mut next = item;
@@ -676,6 +662,20 @@ impl Builder {
             self.ops[i].stride_bytes = cumulative;
         }
         Ok(())
+    }
+
+    /// The outputs the build allocates (undefined, or given with the wrong shape) and their
+    /// dtypes.
+    fn outputs_to_allocate(&self) -> Result<Vec<(usize, DType)>> {
+        (0..self.noutputs)
+            .filter(|&i| self.ops[i].array.is_none() || self.ops[i].will_resize)
+            .map(|i| {
+                let dtype = self.ops[i].target_dtype;
+                dtype
+                    .map(|d| (i, d))
+                    .ok_or_else(|| Error::type_("cannot infer the dtype of an output"))
+            })
+            .collect()
     }
 
     /// Installs a newly allocated output. When the output computes into a temporary of
