@@ -256,10 +256,16 @@ int_ordered!(u8, i8, i16, i32, i64);
 macro_rules! float_ordered {
     ($($t:ty),*) => {$(
         impl Ordered for $t {
+            /// NaN-propagating; equal values (+0 and -0) give `b`, as torch's vectorized
+            /// loop (`_mm*_max_ps`) does for the elements it covers.
             #[inline(always)]
-            fn maximum(self, b: Self) -> Self { if self.is_nan() || b.is_nan() { <$t>::NAN } else { self.max(b) } }
+            fn maximum(self, b: Self) -> Self {
+                if self.is_nan() || b.is_nan() { <$t>::NAN } else if self > b { self } else { b }
+            }
             #[inline(always)]
-            fn minimum(self, b: Self) -> Self { if self.is_nan() || b.is_nan() { <$t>::NAN } else { self.min(b) } }
+            fn minimum(self, b: Self) -> Self {
+                if self.is_nan() || b.is_nan() { <$t>::NAN } else if self < b { self } else { b }
+            }
             fn floor_divide(self, b: Self) -> Option<Self> {
                 if b == 0.0 { return Some(self / b); }
                 let m = self % b;
@@ -378,29 +384,88 @@ pub trait Transcendental: TrueDiv {
     fn sigmoid(self) -> Self;
 }
 macro_rules! float_transcendental {
-    ($($t:ty),*) => {$(
+    ($($t:ty, tanh: $tanh:expr);*) => {$(
         impl Transcendental for $t {
             #[inline(always)] fn exp(self) -> Self { <$t>::exp(self) }
             #[inline(always)] fn ln(self) -> Self { <$t>::ln(self) }
             #[inline(always)] fn sqrt(self) -> Self { <$t>::sqrt(self) }
             #[inline(always)] fn sin(self) -> Self { <$t>::sin(self) }
             #[inline(always)] fn cos(self) -> Self { <$t>::cos(self) }
-            #[inline(always)] fn tanh(self) -> Self { <$t>::tanh(self) }
+            #[inline(always)] fn tanh(self) -> Self { $tanh(self) }
+            /// torch's scalar formula (its strided loop), in the dtype.
             #[inline(always)] fn sigmoid(self) -> Self { 1.0 / (1.0 + <$t>::exp(-self)) }
         }
     )*};
 }
-float_transcendental!(f32, f64);
+// torch's float tanh (MKL) is correctly rounded nearly always; libm's tanhf is not (up to 2
+// ulp): float tanh is computed in double and rounded once.
+float_transcendental!(f32, tanh: |x: f32| (x as f64).tanh() as f32; f64, tanh: f64::tanh);
+
+/// `tanh(x + iy)` as glibc's `ctanh` computes it (no cancellation near the poles):
+/// `(sinh x cosh x + i sin y cos y) / (sinh² x + cos² y)`.
+fn complex_tanh(x: f64, y: f64) -> (f64, f64) {
+    if !x.is_finite() || !y.is_finite() {
+        let z = num_complex::Complex::new(x, y).tanh();
+        return (z.re, z.im);
+    }
+    let (sin_y, cos_y) = y.sin_cos();
+    if x.abs() > 20.0 {
+        // tanh x is ±1 to double precision; the imaginary part decays like exp(-2|x|)
+        return (
+            1.0f64.copysign(x),
+            4.0 * sin_y * cos_y * (-2.0 * x.abs()).exp(),
+        );
+    }
+    let (sinh_x, cosh_x) = (x.sinh(), x.cosh());
+    let den = if sinh_x.abs() > cos_y.abs() * f64::EPSILON {
+        sinh_x * sinh_x + cos_y * cos_y
+    } else {
+        cos_y * cos_y
+    };
+    (sinh_x * cosh_x / den, sin_y * cos_y / den)
+}
+
+/// `log|z|` without the cancellation of `ln(hypot(x, y))` when |z| is near 1 (as glibc's
+/// `clog` does): `x² + y² - 1` from exact products, then `log1p / 2`.
+fn log_abs(x: f64, y: f64) -> f64 {
+    let (ax, ay) = (x.abs(), y.abs());
+    let (big, small) = if ax >= ay { (ax, ay) } else { (ay, ax) };
+    let h_big = big * big;
+    if (0.5..=2.0).contains(&h_big) && big.is_finite() {
+        let l_big = big.mul_add(big, -h_big);
+        let h_small = small * small;
+        let l_small = small.mul_add(small, -h_small);
+        let s = ((h_big - 1.0) + h_small) + (l_big + l_small);
+        0.5 * s.ln_1p()
+    } else {
+        x.hypot(y).ln()
+    }
+}
 macro_rules! complex_transcendental {
     ($($t:ty),*) => {$(
         impl Transcendental for $t {
-            fn exp(self) -> Self { <$t>::exp(self) }
-            fn ln(self) -> Self { <$t>::ln(self) }
+            /// C99 `cexp`: a zero imaginary part is kept (no `inf · 0` NaN).
+            fn exp(self) -> Self {
+                if self.im == 0.0 {
+                    <$t>::new(self.re.exp(), self.im)
+                } else {
+                    <$t>::exp(self)
+                }
+            }
+            fn ln(self) -> Self {
+                <$t>::new(log_abs(self.re as f64, self.im as f64) as _, self.im.atan2(self.re))
+            }
             fn sqrt(self) -> Self { <$t>::sqrt(self) }
             fn sin(self) -> Self { <$t>::sin(self) }
             fn cos(self) -> Self { <$t>::cos(self) }
-            fn tanh(self) -> Self { <$t>::tanh(self) }
-            fn sigmoid(self) -> Self { TrueDiv::div(<$t>::new(1.0, 0.0), <$t>::new(1.0, 0.0) + <$t>::exp(-self)) }
+            fn tanh(self) -> Self {
+                let (re, im) = complex_tanh(self.re as f64, self.im as f64);
+                <$t>::new(re as _, im as _)
+            }
+            fn sigmoid(self) -> Self {
+                let one = <$t>::new(1.0, 0.0);
+                TrueDiv::div(one, one + Transcendental::exp(-self))
+            }
         }
     )*};
 }

@@ -4,19 +4,36 @@
 
 use super::ops::{binary_py, converted_copy, copy_py, finish, format, optional_dtype, unary_py};
 use super::{PyArray, PyMemoryFormat};
-use crate::kernels::elementwise::{BinaryOp, UnaryOp};
+use crate::kernels::elementwise::{self as ew, Arg, BinaryOp, UnaryOp};
 use crate::MemoryFormat;
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 /// `a op= b`: computes into `a` itself (torch's `add_`); Python then rebinds the name to `a`.
+/// `a` is read and written (torch's read-write output), so a `b` that does not broadcast to
+/// `a`'s shape gets torch's own error rather than the out= one.
 fn inplace<'py>(
     slf: &Bound<'py, PyArray>,
     op: BinaryOp,
     other: &Bound<'py, PyAny>,
 ) -> PyResult<()> {
-    binary_py(slf.py(), op, slf.as_any(), other, None, Some(slf.clone())).map(drop)
+    let a = slf.get().inner.clone();
+    let b = super::ops::arg(other)?;
+    slf.py()
+        .detach(|| ew::binary(op, &Arg::Array(a.clone()), &b, None, Some(a)))?;
+    Ok(())
+}
+
+/// `other op a` for a commutative op: torch's `__radd__` & co. compute `a op other` (the
+/// number stays the second operand, which matters for complex sums and half-precision
+/// products).
+fn commuted<'py>(
+    slf: &Bound<'py, PyArray>,
+    op: BinaryOp,
+    other: &Bound<'py, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    binary_py(slf.py(), op, slf.as_any(), other, None, None)
 }
 
 /// `other op a` for a Python number or numpy array on the left.
@@ -40,7 +57,7 @@ impl PyArray {
         binary_py(slf.py(), BinaryOp::Add, slf.as_any(), other, None, None)
     }
     fn __radd__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        reflected(slf, BinaryOp::Add, other)
+        commuted(slf, BinaryOp::Add, other)
     }
     fn __iadd__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
         inplace(slf, BinaryOp::Add, other)
@@ -58,7 +75,7 @@ impl PyArray {
         binary_py(slf.py(), BinaryOp::Mul, slf.as_any(), other, None, None)
     }
     fn __rmul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        reflected(slf, BinaryOp::Mul, other)
+        commuted(slf, BinaryOp::Mul, other)
     }
     fn __imul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
         inplace(slf, BinaryOp::Mul, other)
@@ -66,8 +83,20 @@ impl PyArray {
     fn __truediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         binary_py(slf.py(), BinaryOp::Div, slf.as_any(), other, None, None)
     }
+    /// `number / a` is torch's `a.reciprocal() * number` (two roundings, reciprocal's dtype
+    /// rules); an array on the left divides.
     fn __rtruediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        reflected(slf, BinaryOp::Div, other)
+        match super::ops::arg(other)? {
+            Arg::Scalar(s) => {
+                let a = slf.get().inner.clone();
+                let result = slf.py().detach(|| -> crate::Result<crate::Array> {
+                    let r = ew::unary(UnaryOp::Reciprocal, &a, None)?;
+                    ew::binary(BinaryOp::Mul, &Arg::Array(r), &Arg::Scalar(s), None, None)
+                })?;
+                finish(slf.py(), result, None)
+            }
+            Arg::Array(_) => reflected(slf, BinaryOp::Div, other),
+        }
     }
     fn __itruediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
         inplace(slf, BinaryOp::Div, other)
@@ -141,7 +170,7 @@ impl PyArray {
         )
     }
     fn __rand__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        reflected(slf, BinaryOp::BitwiseAnd, other)
+        commuted(slf, BinaryOp::BitwiseAnd, other)
     }
     fn __iand__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
         inplace(slf, BinaryOp::BitwiseAnd, other)
@@ -157,7 +186,7 @@ impl PyArray {
         )
     }
     fn __ror__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        reflected(slf, BinaryOp::BitwiseOr, other)
+        commuted(slf, BinaryOp::BitwiseOr, other)
     }
     fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
         inplace(slf, BinaryOp::BitwiseOr, other)
@@ -173,7 +202,7 @@ impl PyArray {
         )
     }
     fn __rxor__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        reflected(slf, BinaryOp::BitwiseXor, other)
+        commuted(slf, BinaryOp::BitwiseXor, other)
     }
     fn __ixor__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
         inplace(slf, BinaryOp::BitwiseXor, other)
@@ -206,6 +235,12 @@ impl PyArray {
         unary_py(slf.py(), UnaryOp::Abs, slf.as_any(), None)
     }
     fn __invert__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        if !slf.get().inner.dtype().is_integral(true) {
+            // torch's `Tensor.__invert__` refuses before dispatching
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors",
+            ));
+        }
         unary_py(slf.py(), UnaryOp::BitwiseNot, slf.as_any(), None)
     }
     /// Truth of a one-element array (torch's rule for anything larger).
