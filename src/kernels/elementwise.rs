@@ -895,6 +895,14 @@ fn complex_abs(a: &Array, out: Option<Array>) -> Result<Array> {
         DType::F32
     };
     if let Some(o) = &out {
+        if o.dtype().is_complex() && o.dtype() != a.dtype() {
+            // a complex out= makes torch run the complex → complex unary op (same dtypes)
+            return Err(Error::type_(format!(
+                "Found dtype {} but expected {}",
+                o.dtype().torch_name(),
+                a.dtype().torch_name()
+            )));
+        }
         if !o.dtype().is_complex() && !crate::dtype::can_cast(real, o.dtype()) {
             return Err(Error::type_(format!(
                 "result type {} can't be cast to the desired output type {}",
