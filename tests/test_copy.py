@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import torch
 from differential import FORMATS, NAME_OF, TORCH_DTYPES, share, torch_to_numpy
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_cases import (
     COMPLEX,
@@ -386,9 +386,6 @@ def test_reshape(case):
     """A view when the strides allow (same memory, torch's view strides), else a contiguous
     copy: torch.reshape decides which."""
     x, new_shape = case
-    # -1 with 0 elements: torch's "ambiguous" message, fixed on main (src/layout.rs), see
-    # test_reshape_ambiguous_minus_one; remove this line once merged
-    assume(not (math.prod(x.shape) == 0 and -1 in new_shape))
     a, t = x.build()
     theirs, t_exc = outcome(lambda: t.reshape(new_shape))
     mine, f_exc = outcome(lambda: a.reshape(*new_shape))
@@ -403,7 +400,6 @@ def test_reshape(case):
         assert mine_view == torch_view, "view vs copy differs from torch"
 
 
-@pytest.mark.xfail(reason="torch's message is on main (src/layout.rs), not yet on exec")
 def test_reshape_ambiguous_minus_one():
     assert_same_raise(
         outcome(lambda: fi.zeros((0,)).reshape(-1, 0))[1],

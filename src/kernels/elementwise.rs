@@ -392,7 +392,7 @@ fn binary_tensors(
     }
     if op == FloorDivide && matches!(dtype, DType::F16 | DType::BF16) {
         // torch computes floor division of half types in the half type, rounding each step.
-        dispatch_in!(dtype, T in [F16, BF16] => run(&plan, |blk| map2::<T, T, T>(blk, |x, y| floor_divide_rounding_each_step(x, y)))?, else return Err(ni()));
+        dispatch_in!(dtype, T in [F16, BF16] => run(&plan, |blk| map2::<T, T, T>(blk, floor_divide_rounding_each_step))?, else return Err(ni()));
         return Ok(plan.output(0)?.clone());
     }
     match op {
@@ -504,7 +504,7 @@ fn checked_scalar_as<T: super::element::Element>(s: Scalar) -> Result<T> {
     };
     let overflows = match s {
         Scalar::Bool(_) => false,
-        Scalar::Int(i) if dtype == DType::U8 => i > 255 || i < -255,
+        Scalar::Int(i) if dtype == DType::U8 => !(-255..=255).contains(&i),
         Scalar::Int(_) if dtype == DType::I64 => false,
         Scalar::Int(i) => (i as f64) < lo || (i as f64) > hi,
         Scalar::Float(f) | Scalar::Complex(f, _) if !f.is_finite() => {
@@ -895,6 +895,14 @@ fn complex_abs(a: &Array, out: Option<Array>) -> Result<Array> {
         DType::F32
     };
     if let Some(o) = &out {
+        if o.dtype().is_complex() && o.dtype() != a.dtype() {
+            // a complex out= makes torch run the complex → complex unary op (same dtypes)
+            return Err(Error::type_(format!(
+                "Found dtype {} but expected {}",
+                o.dtype().torch_name(),
+                a.dtype().torch_name()
+            )));
+        }
         if !o.dtype().is_complex() && !crate::dtype::can_cast(real, o.dtype()) {
             return Err(Error::type_(format!(
                 "result type {} can't be cast to the desired output type {}",
@@ -948,7 +956,10 @@ pub fn where_(cond: &Array, a: &Arg, b: &Arg, out: Option<Array>) -> Result<Arra
     let common = crate::dtype::result_type(&[participant(a), participant(b)])?;
     for s in [a, b] {
         if let Arg::Scalar(s) = s {
-            dispatch_all!(common, T => { checked_scalar_as::<T>(*s)?; }, else {});
+            // (torch fills float16/bfloat16 through float without a range check: 1e39 → inf)
+            dispatch_in!(common, T in [Bool, U8, I8, I16, I32, I64, F32, F64, C64, C128] => {
+                checked_scalar_as::<T>(*s)?;
+            }, else {});
         }
     }
     if let Some(o) = &out {
