@@ -324,6 +324,6 @@ mod tests {
         assert!(!can_cast(I64, Bool));
         assert!(can_cast(Bool, U8));
         assert!(!can_cast(C64, F64));
-        assert!(can_cast(F32, Bool) == false);
+        assert!(!can_cast(F32, Bool));
     }
 }

@@ -213,9 +213,7 @@ pub fn infer_dense_strides(shape: &[usize], strides: &[isize]) -> Vec<isize> {
             0
         } else if s0 < s1 {
             -1
-        } else if s0 > s1 {
-            1
-        } else if shape[d0] > shape[d1] {
+        } else if s0 > s1 || shape[d0] > shape[d1] {
             1
         } else {
             0

@@ -1208,7 +1208,7 @@ mod tests {
     fn half_floor_division_rounds_each_step() {
         // (a - fmod(a, b)) / b rounds to float16 at each step, as torch's Half arithmetic:
         // torch gives -17680 where one rounding of the float result gives -17696
-        let (a, b) = (f16::from_f32(-1126.0), f16::from_f32(0.06365966796875));
+        let (a, b) = (f16::from_f32(-1126.0), f16::from_f32(0.063_659_67));
         assert_eq!(
             floor_divide_rounding_each_step(a, b),
             f16::from_f32(-17680.0)

@@ -47,6 +47,10 @@ pub enum InnerLoop {
     Strided,
 }
 
+/// One 2-D step of a walk: the multi-index where it starts (fastest dim first) and its
+/// `(size0, size1)`.
+pub type Step = (Vec<usize>, (usize, usize));
+
 /// A built iteration plan. Immutable: build another one to iterate differently.
 #[derive(Debug, Clone)]
 pub struct TensorIterator {
@@ -128,7 +132,7 @@ impl TensorIterator {
 
     /// The 2-D steps a serial walk over `[begin, end)` takes: the multi-index where each
     /// starts (fastest dim first) and its `(size0, size1)`.
-    pub fn loops(&self, begin: usize, end: usize) -> Result<Vec<(Vec<usize>, (usize, usize))>> {
+    pub fn loops(&self, begin: usize, end: usize) -> Result<Vec<Step>> {
         let numel = self.numel();
         if begin > end || end > numel {
             return Err(Error::index(format!(
