@@ -116,8 +116,8 @@ impl Array {
         let strides = mf::format_strides(shape, format)?;
         Array::allocate(
             Layout {
-                shape: shape.to_vec(),
-                strides,
+                shape: shape.into(),
+                strides: strides.into(),
                 offset: 0,
             },
             dtype,
@@ -163,8 +163,8 @@ impl Array {
             }
         }
         let layout = Layout {
-            shape: shape.to_vec(),
-            strides,
+            shape: shape.into(),
+            strides: strides.into(),
             offset: 0,
         };
         Array::from_parts(Storage::alloc(nbytes, true)?, layout, dtype)
@@ -175,13 +175,13 @@ impl Array {
     pub fn empty_like(&self, dtype: Option<DType>, format: MemoryFormat) -> Result<Array> {
         let dtype = dtype.unwrap_or(self.dtype);
         let strides = match format {
-            MemoryFormat::Preserve => preserve_strides(&self.layout),
+            MemoryFormat::Preserve => preserve_strides(&self.layout).into(),
             other => mf::format_strides(&self.layout.shape, other)?,
         };
         Array::allocate(
             Layout {
                 shape: self.layout.shape.clone(),
-                strides,
+                strides: strides.into(),
                 offset: 0,
             },
             dtype,
@@ -383,8 +383,8 @@ impl Array {
             )));
         }
         let layout = Layout {
-            shape: shape.to_vec(),
-            strides: strides.to_vec(),
+            shape: shape.into(),
+            strides: strides.into(),
             offset,
         };
         let itemsize = self.itemsize();
@@ -492,7 +492,7 @@ fn checked_fill_value(value: Scalar, dtype: DType, numel: usize) -> Result<Scala
 /// strides in the same order otherwise.
 pub fn preserve_strides(layout: &Layout) -> Vec<isize> {
     if layout.is_non_overlapping_and_dense() {
-        layout.strides.clone()
+        layout.strides.to_vec()
     } else {
         mf::infer_dense_strides(&layout.shape, &layout.strides)
     }

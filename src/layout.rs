@@ -4,13 +4,32 @@
 use crate::error::{Error, Result};
 use crate::memory_format::{self as mf, MemoryFormat};
 use crate::shape::{self, fmt_shape, wrap_dim};
+use smallvec::SmallVec;
+
+/// Sizes of a layout, inline up to 6 dims (as torch's `SmallVector`): making, cloning and
+/// dropping an array of up to 6 dims allocates nothing for its shape.
+pub type Dims = SmallVec<[usize; 6]>;
+/// Element strides of a layout, inline up to 6 dims.
+pub type Strides = SmallVec<[isize; 6]>;
 
 /// Where a view's elements live in its storage, in elements.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
-    pub shape: Vec<usize>,
-    pub strides: Vec<isize>,
+    pub shape: Dims,
+    pub strides: Strides,
     pub offset: isize,
+}
+
+impl Clone for Layout {
+    /// A copy of the inline dims (`from_slice` copies them at once; the derived clone goes
+    /// element by element through an iterator, which shows on tiny ops).
+    fn clone(&self) -> Self {
+        Layout {
+            shape: Dims::from_slice(&self.shape),
+            strides: Strides::from_slice(&self.strides),
+            offset: self.offset,
+        }
+    }
 }
 
 /// One entry of a `__getitem__` key.
@@ -68,8 +87,8 @@ impl Layout {
     /// A contiguous layout of `shape` at offset 0.
     pub fn contiguous(shape: &[usize]) -> Layout {
         Layout {
-            shape: shape.to_vec(),
-            strides: mf::contiguous_strides(shape),
+            shape: shape.into(),
+            strides: mf::contiguous_strides(shape).into(),
             offset: 0,
         }
     }
@@ -108,8 +127,8 @@ impl Layout {
         }
         let mut seen = vec![false; n];
         let mut out = Layout {
-            shape: vec![0; n],
-            strides: vec![0; n],
+            shape: smallvec::smallvec![0; n],
+            strides: smallvec::smallvec![0; n],
             offset: self.offset,
         };
         for (i, &d) in dims.iter().enumerate() {
@@ -141,8 +160,8 @@ impl Layout {
         let (shape, strides) =
             shape::expand_strides(&self.shape, &self.strides, target, type_name)?;
         Ok(Layout {
-            shape,
-            strides,
+            shape: shape.into(),
+            strides: strides.into(),
             offset: self.offset,
         })
     }
@@ -202,8 +221,8 @@ impl Layout {
             )
         })?;
         Ok(Layout {
-            shape: new_shape,
-            strides,
+            shape: new_shape.into(),
+            strides: strides.into(),
             offset: self.offset,
         })
     }
@@ -386,6 +405,6 @@ mod tests {
                 IndexItem::Int(1),
             ])
             .unwrap();
-        assert_eq!((v.shape, v.strides, v.offset), (vec![3], vec![-4], 9));
+        assert_eq!((v.shape.to_vec(), v.strides.to_vec(), v.offset), (vec![3], vec![-4], 9));
     }
 }

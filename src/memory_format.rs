@@ -1,6 +1,7 @@
 //! Memory formats and torch's contiguity predicates (§1-2 of torch-semantics.md): pure functions
 //! of (sizes, strides), written to give torch's answers on the ambiguous NC11 / N1HW / N111 cases.
 
+use crate::layout::Strides;
 use crate::error::{Error, Result};
 
 /// torch's `MemoryFormat`. `Preserve` is only meaningful for `empty_like`, `clone` and `to`.
@@ -42,8 +43,8 @@ impl MemoryFormat {
 }
 
 /// Row-major strides with zero-size dims counted as 1: `empty(2,0,3)` → `(3,3,1)`.
-pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
-    let mut strides = vec![0isize; shape.len()];
+pub fn contiguous_strides(shape: &[usize]) -> Strides {
+    let mut strides: Strides = smallvec::smallvec![0; shape.len()];
     let mut acc: isize = 1;
     for d in (0..shape.len()).rev() {
         strides[d] = acc;
@@ -54,7 +55,7 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
 
 /// The strides torch gives a new tensor of this format. Channels-last formulas have no
 /// `max(·, 1)`, so zero sizes propagate: `(2,0,4,5)` CL → `(0,1,0,0)`.
-pub fn format_strides(shape: &[usize], format: MemoryFormat) -> Result<Vec<isize>> {
+pub fn format_strides(shape: &[usize], format: MemoryFormat) -> Result<Strides> {
     match format {
         MemoryFormat::Contiguous => Ok(contiguous_strides(shape)),
         MemoryFormat::Preserve => Err(Error::value("unsupported memory format Preserve")),
@@ -63,7 +64,7 @@ pub fn format_strides(shape: &[usize], format: MemoryFormat) -> Result<Vec<isize
             if shape.len() != rank {
                 return Err(wrong_rank(cl));
             }
-            let mut strides = vec![0isize; rank];
+            let mut strides: Strides = smallvec::smallvec![0; rank];
             let mut acc: isize = 1;
             for &d in cl.dim_order() {
                 strides[d] = acc;
@@ -152,7 +153,7 @@ pub fn suggest_memory_format(
 ) -> MemoryFormat {
     for format in [MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d] {
         if strides_like(shape, strides, format) {
-            let exact = format_strides(shape, format).is_ok_and(|s| s == strides);
+            let exact = format_strides(shape, format).is_ok_and(|s| s.as_slice() == strides);
             return if !exact_match || exact {
                 format
             } else {

@@ -40,7 +40,7 @@ pub fn view_strides(
         return Some(if old_shape == new_shape {
             old_strides.to_vec()
         } else {
-            crate::memory_format::contiguous_strides(new_shape)
+            crate::memory_format::contiguous_strides(new_shape).to_vec()
         });
     }
     let mut new_strides = vec![0isize; new_shape.len()];

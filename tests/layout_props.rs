@@ -90,7 +90,7 @@ fn dense_strides_in_order(shape: &[usize], order: &[usize]) -> Vec<isize> {
 fn viewable_brute_force(orig: &Layout, shape: &[usize]) -> Option<Vec<isize>> {
     let base = offsets(orig);
     if base.is_empty() {
-        return Some(contiguous_strides(shape));
+        return Some(contiguous_strides(shape).to_vec());
     }
     let strides: Vec<isize> = (0..shape.len())
         .map(|d| {
@@ -103,11 +103,11 @@ fn viewable_brute_force(orig: &Layout, shape: &[usize]) -> Option<Vec<isize>> {
         })
         .collect();
     let candidate = Layout {
-        shape: shape.to_vec(),
-        strides,
+        shape: shape.into(),
+        strides: strides.into(),
         offset: base[0],
     };
-    (offsets(&candidate) == base).then_some(candidate.strides)
+    (offsets(&candidate) == base).then_some(candidate.strides.to_vec())
 }
 
 /// Python's `range(len)[start:stop:step]`, written as the literal loop of the language reference.
@@ -208,8 +208,8 @@ fn arb_layout(
             )
         })
         .prop_map(|(shape, strides, offset)| Layout {
-            shape,
-            strides,
+            shape: shape.into(),
+            strides: strides.into(),
             offset,
         })
 }
@@ -369,7 +369,7 @@ proptest! {
         prop_assert_eq!(dense.len(), layout.shape.len());
         prop_assert!(is_non_overlapping_and_dense(&layout.shape, &dense),
             "shape {:?} strides {:?} -> {:?}", layout.shape, layout.strides, dense);
-        let out = Layout { shape: layout.shape.clone(), strides: dense, offset: 0 };
+        let out = Layout { shape: layout.shape.clone(), strides: dense.into(), offset: 0 };
         if out.numel() > 0 {
             prop_assert!(is_permutation_of_range(&offsets(&out)));
         }
@@ -401,7 +401,7 @@ proptest! {
         prop_assert!(is_non_overlapping_and_dense(&layout.shape, &strides),
             "{:?} -> {:?}", layout, strides);
         if layout.is_non_overlapping_and_dense() {
-            prop_assert_eq!(&strides, &layout.strides);
+            prop_assert_eq!(&strides, &layout.strides.to_vec());
         }
     }
 
@@ -418,7 +418,7 @@ proptest! {
         let dims: Vec<i64> = perm.iter().zip(&negate).map(|(&d, &neg)| if neg { d as i64 - n } else { d as i64 }).collect();
         let view = layout.permute(&dims).unwrap();
         let shape: Vec<usize> = perm.iter().map(|&d| layout.shape[d]).collect();
-        prop_assert_eq!(&view.shape, &shape);
+        prop_assert_eq!(&view.shape.to_vec(), &shape);
         let expected = gather(&layout, &shape, |i| {
             let mut src = vec![0; i.len()];
             for (k, &d) in perm.iter().enumerate() {
@@ -470,7 +470,7 @@ proptest! {
             .enumerate()
             .map(|(i, &t)| if t == -1 { layout.shape[i - lead.len()] } else { t as usize })
             .collect();
-        prop_assert_eq!(&view.shape, &shape);
+        prop_assert_eq!(&view.shape.to_vec(), &shape);
         let expected = gather(&layout, &shape, |i| {
             (0..n).map(|d| if layout.shape[d] == 1 { 0 } else { i[lead.len() + d] }).collect()
         });
@@ -508,7 +508,7 @@ proptest! {
         let view = layout.squeeze(if all { None } else { Some(&dims) }).unwrap();
         let dropped: Vec<bool> = (0..n).map(|d| listed.contains(&d) && layout.shape[d] == 1).collect();
         let shape: Vec<usize> = (0..n).filter(|&d| !dropped[d]).map(|d| layout.shape[d]).collect();
-        prop_assert_eq!(&view.shape, &shape);
+        prop_assert_eq!(&view.shape.to_vec(), &shape);
         let expected = gather(&layout, &shape, |i| {
             let mut it = i.iter();
             (0..n).map(|d| if dropped[d] { 0 } else { *it.next().unwrap() }).collect()
@@ -569,7 +569,7 @@ proptest! {
         }
         match layout.view(&request) {
             Ok(view) => {
-                prop_assert_eq!(&view.shape, &target);
+                prop_assert_eq!(&view.shape.to_vec(), &target);
                 prop_assert_eq!(offsets(&view), offsets(&layout));
             }
             Err(e) => {
@@ -631,7 +631,7 @@ proptest! {
             out_dims.push((Some(d), (0..layout.shape[d]).collect()));
         }
         let shape: Vec<usize> = out_dims.iter().map(|(_, pos)| pos.len()).collect();
-        prop_assert_eq!(&view.shape, &shape, "key {:?}", key);
+        prop_assert_eq!(&view.shape.to_vec(), &shape, "key {:?}", key);
         let expected = gather(&layout, &shape, |i| {
             let mut src: Vec<usize> = fixed.iter().map(|f| f.unwrap_or(0)).collect();
             for (k, (source, pos)) in out_dims.iter().enumerate() {

@@ -3,13 +3,13 @@
 //! which is what `explain()` prints.
 
 use super::config::TensorIteratorConfig;
-use super::operand::Operand;
+use super::operand::{Operand, Operands};
 use super::overlap::{assert_no_internal_overlap, assert_no_partial_overlap};
 use super::trace::{list, Trace};
 use super::{FastSetup, TensorIterator};
 use crate::dtype::{self, DType, Participant};
 use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::layout::{Dims, Layout, Strides};
 use crate::memory_format::MemoryFormat;
 use crate::shape::{fmt_shape, infer_size};
 use crate::strides::ambiguity_aware_sort;
@@ -19,10 +19,10 @@ use std::sync::Arc;
 /// The mutable state of one build; frozen into a `TensorIterator` at the end.
 struct Builder {
     config: Arc<TensorIteratorConfig>,
-    ops: Vec<Operand>,
+    ops: Operands,
     noutputs: usize,
-    shape: Vec<usize>,
-    perm: Vec<usize>,
+    shape: Dims,
+    perm: Dims,
     all_ops_same_shape: bool,
     all_ops_are_scalars: bool,
     common_dtype: Option<DType>,
@@ -32,7 +32,67 @@ struct Builder {
 
 /// Runs every phase; with `tracing`, the returned iterator carries the explanation.
 pub fn build(config: TensorIteratorConfig, tracing: bool) -> Result<TensorIterator> {
-    build_shared(Arc::new(config), tracing)
+    let config = Arc::new(config);
+    if !tracing {
+        if let Some(plan) = contiguous_shortcut(&config)? {
+            return Ok(plan);
+        }
+    }
+    build_shared(config, tracing)
+}
+
+/// The commonest plan in one step: inputs of one dtype and one shape (at least 1-D), all
+/// contiguous, plain arrays (no wrapped numbers), every output still to be allocated, no
+/// promotion of integers to float. The phases would conclude exactly this — nothing to
+/// check, a contiguous fast setup, one flat dim — but a tiny op would pay for running them.
+/// `None`: not that case, run the phases. (`explain()` always runs them.)
+fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<TensorIterator>> {
+    let Some(first) = config.inputs.first().map(|i| &i.array) else {
+        return Ok(None);
+    };
+    let dtype = first.dtype();
+    let applies = !config.is_reduction
+        && config.static_shape.is_none()
+        && !config.outputs.is_empty()
+        && config.outputs.iter().all(Option::is_none)
+        && first.ndim() > 0
+        && !(config.promote_integer_inputs_to_float && dtype.is_integral(true))
+        && config.inputs.iter().all(|input| {
+            !input.is_wrapped_number
+                && input.array.dtype() == dtype
+                && input.array.shape() == first.shape()
+                && input.array.layout().is_contiguous(MemoryFormat::Contiguous) == Ok(true)
+        });
+    if !applies {
+        return Ok(None);
+    }
+    let numel = first.numel();
+    let out_dtype = config.static_dtype.unwrap_or(dtype);
+    let mut operands = Operands::new();
+    for _ in &config.outputs {
+        let mut op = Operand::new(
+            Some(Array::empty(first.shape(), out_dtype, MemoryFormat::Contiguous)?),
+            true,
+        );
+        op.stride_bytes = smallvec::smallvec![out_dtype.itemsize() as isize];
+        operands.push(op);
+    }
+    for input in &config.inputs {
+        let mut op = Operand::new(Some(input.array.clone()), false);
+        op.is_const = input.is_const;
+        op.stride_bytes = smallvec::smallvec![dtype.itemsize() as isize];
+        operands.push(op);
+    }
+    Ok(Some(TensorIterator {
+        operands,
+        noutputs: config.outputs.len(),
+        shape: smallvec::smallvec![numel],
+        perm: smallvec::smallvec![0],
+        fast_setup: Some(FastSetup::Contiguous),
+        common_dtype: Some(dtype),
+        config: config.clone(),
+        trace: String::new(),
+    }))
 }
 
 /// `build` of a config the caller keeps (explain() rebuilds from the plan's own config).
@@ -76,11 +136,8 @@ fn describe(a: &Array) -> String {
 impl Builder {
     /// populate_operands: outputs first, then inputs, in insertion order.
     fn new(config: Arc<TensorIteratorConfig>, tracing: bool) -> Self {
-        let mut ops: Vec<Operand> = config
-            .outputs
-            .iter()
-            .map(|o| Operand::new(o.clone(), true))
-            .collect();
+        let mut ops = Operands::new();
+        ops.extend(config.outputs.iter().map(|o| Operand::new(o.clone(), true)));
         for input in &config.inputs {
             let mut op = Operand::new(Some(input.array.clone()), false);
             op.is_const = input.is_const;
@@ -106,8 +163,8 @@ impl Builder {
             noutputs: config.outputs.len(),
             config,
             ops,
-            shape: vec![],
-            perm: vec![],
+            shape: Dims::new(),
+            perm: Dims::new(),
             all_ops_same_shape: true,
             all_ops_are_scalars: false,
             common_dtype: None,
@@ -186,13 +243,13 @@ impl Builder {
     /// resized); a mix of 0-d and n-d operands counts as "not all the same shape".
     fn compute_shape(&mut self) -> Result<()> {
         if let Some(shape) = &self.config.static_shape {
-            self.shape = shape.clone();
+            self.shape = shape.as_slice().into();
             self.trace
                 .line(|| format!("compute_shape: static shape {}", list(shape)));
             return Ok(());
         }
         let (mut has_scalars, mut has_tensors) = (false, false);
-        let mut shape: Option<Vec<usize>> = None;
+        let mut shape: Option<Dims> = None;
         for (i, op) in self.ops.iter().enumerate() {
             let Some(a) = &op.array else { continue };
             if self.config.resize_outputs && op.is_output {
@@ -207,11 +264,11 @@ impl Builder {
                 self.all_ops_same_shape = false;
             }
             shape = Some(match shape {
-                None => a.shape().to_vec(),
-                Some(acc) if acc == a.shape() => acc,
+                None => a.shape().into(),
+                Some(acc) if acc.as_slice() == a.shape() => acc,
                 Some(acc) => {
                     self.all_ops_same_shape = false;
-                    let next = infer_size(&acc, a.shape())?;
+                    let next: Dims = infer_size(&acc, a.shape())?.into();
                     self.trace.line(|| {
                         format!(
                             "compute_shape: {} with operand {i} {} -> {}",
@@ -455,11 +512,11 @@ impl Builder {
         }
         if self.ndim() >= 1 {
             let numel = self.shape.iter().product();
-            self.shape = vec![numel];
+            self.shape = smallvec::smallvec![numel];
         }
         let ndim = self.ndim();
         for op in &mut self.ops {
-            op.stride_bytes = vec![op.itemsize() as isize; ndim];
+            op.stride_bytes = smallvec::smallvec![op.itemsize() as isize; ndim];
         }
         self.perm = (0..ndim).rev().collect();
         Ok(true)
@@ -507,7 +564,7 @@ impl Builder {
             };
             let offset = ndim - own_shape.len();
             let item = a.itemsize() as isize;
-            let mut strides = vec![0isize; ndim];
+            let mut strides: Strides = smallvec::smallvec![0; ndim];
             for (i, &size) in own_shape.iter().enumerate() {
                 strides[offset + i] = if size == 1 && self.shape[offset + i] != 1 {
                     0
@@ -607,7 +664,7 @@ impl Builder {
             for s in steps {
                 self.trace.line(|| s);
             }
-            self.perm = perm;
+            self.perm = perm.into();
         }
         let perm = self.perm.clone();
         self.shape = perm.iter().map(|&d| self.shape[d]).collect();
@@ -659,7 +716,7 @@ impl Builder {
                 )
             });
             self.set_output(i, out)?;
-            self.ops[i].stride_bytes = cumulative;
+            self.ops[i].stride_bytes = cumulative.into();
         }
         Ok(())
     }

@@ -5,6 +5,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::plan::TensorIterator;
 use crate::Array;
+use smallvec::SmallVec;
 
 /// One input operand.
 #[derive(Debug, Clone)]
@@ -50,8 +51,8 @@ impl Input {
 /// same-dtype check off.
 #[derive(Debug, Clone)]
 pub struct TensorIteratorConfig {
-    pub(crate) outputs: Vec<Option<Array>>,
-    pub(crate) inputs: Vec<Input>,
+    pub(crate) outputs: SmallVec<[Option<Array>; 2]>,
+    pub(crate) inputs: SmallVec<[Input; 3]>,
     pub check_mem_overlap: bool,
     pub resize_outputs: bool,
     pub check_all_same_dtype: bool,
@@ -73,8 +74,8 @@ pub struct TensorIteratorConfig {
 impl Default for TensorIteratorConfig {
     fn default() -> Self {
         TensorIteratorConfig {
-            outputs: vec![],
-            inputs: vec![],
+            outputs: SmallVec::new(),
+            inputs: SmallVec::new(),
             check_mem_overlap: true,
             resize_outputs: true,
             check_all_same_dtype: true,

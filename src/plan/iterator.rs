@@ -2,10 +2,11 @@
 //! strides, dtypes, outputs, the 2-D steps of a walk, and the explanation of every decision.
 
 use super::config::TensorIteratorConfig;
-use super::operand::Operand;
+use super::operand::{Operand, Operands};
 use super::trace::list;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::layout::Dims;
 use crate::exec::chunks::chunk_ranges;
 use crate::exec::dim_counter;
 use crate::Array;
@@ -54,10 +55,10 @@ pub type Step = (Vec<usize>, (usize, usize));
 /// A built iteration plan. Immutable: build another one to iterate differently.
 #[derive(Debug, Clone)]
 pub struct TensorIterator {
-    pub(crate) operands: Vec<Operand>,
+    pub(crate) operands: Operands,
     pub(crate) noutputs: usize,
-    pub(crate) shape: Vec<usize>,
-    pub(crate) perm: Vec<usize>,
+    pub(crate) shape: Dims,
+    pub(crate) perm: Dims,
     pub(crate) fast_setup: Option<FastSetup>,
     pub(crate) common_dtype: Option<DType>,
     pub(crate) config: std::sync::Arc<TensorIteratorConfig>,

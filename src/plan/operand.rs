@@ -1,7 +1,12 @@
 //! `Operand`: one array taking part in an iteration, with what the build learned about it.
 
 use crate::dtype::DType;
+use crate::layout::Strides;
 use crate::Array;
+
+/// The operands of a plan, inline up to 4 (three inputs and an output need no allocation;
+/// measured on a 1-element `a + b`, this beats a `Vec` despite the larger moves).
+pub type Operands = smallvec::SmallVec<[Operand; 4]>;
 
 /// torch's `OperandInfo`.
 #[derive(Debug, Clone)]
@@ -22,7 +27,7 @@ pub struct Operand {
     pub is_const: bool,
     pub is_wrapped_number: bool,
     /// Byte strides in iterator order (dim 0 fastest) once strides are computed.
-    pub stride_bytes: Vec<isize>,
+    pub stride_bytes: Strides,
 }
 
 impl Operand {
@@ -36,7 +41,7 @@ impl Operand {
             will_resize: false,
             is_const: false,
             is_wrapped_number: false,
-            stride_bytes: vec![],
+            stride_bytes: Strides::new(),
         }
     }
 

@@ -288,3 +288,61 @@ proptest! {
         prop_assert_eq!(plan_tuples(&it), expected);
     }
 }
+
+/// Everything a plan decided, for comparing two plans.
+fn summary(it: &TensorIterator) -> String {
+    let ops: Vec<String> = (0..it.ntensors())
+        .map(|i| format!("{:?} {:?}", it.strides(i).unwrap(), it.dtype(i).unwrap()))
+        .collect();
+    let outs: Vec<String> = (0..it.noutputs())
+        .map(|i| {
+            let o = it.output(i).unwrap();
+            format!("{:?} {:?} {:?}", o.shape(), o.strides(), o.dtype())
+        })
+        .collect();
+    format!(
+        "shape {:?} perm {:?} fast {:?} common {:?} ops {ops:?} outs {outs:?}",
+        it.shape(),
+        it.perm(),
+        it.fast_setup(),
+        it.common_dtype()
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The contiguous shortcut of `build` concludes what torch's phases conclude, for every
+    /// preset it may apply to (and the phases still run when it may not).
+    #[test]
+    fn contiguous_shortcut_agrees_with_the_phases(
+        shape in proptest::collection::vec(0usize..=3, 1..=4),
+        dtype in prop_oneof![Just(DType::F32), Just(DType::I64), Just(DType::Bool), Just(DType::F16)],
+        preset in 0usize..5,
+        permuted in proptest::bool::ANY,
+    ) {
+        let a = Array::empty(&shape, dtype, MemoryFormat::Contiguous).unwrap();
+        let b = if permuted && shape.len() > 1 {
+            // the same shape with reversed strides: the phases must run
+            let reversed: Vec<usize> = shape.iter().rev().copied().collect();
+            let dims: Vec<i64> = (0..shape.len() as i64).rev().collect();
+            Array::empty(&reversed, dtype, MemoryFormat::Contiguous).unwrap().permute(&dims).unwrap()
+        } else {
+            Array::empty(&shape, dtype, MemoryFormat::Contiguous).unwrap()
+        };
+        let input = |array: &Array| Input::array(array.clone());
+        let config = match preset {
+            0 => TensorIteratorConfig::binary_op(None, input(&a), input(&b)),
+            1 => TensorIteratorConfig::binary_float_op(None, input(&a), input(&b)),
+            2 => TensorIteratorConfig::comparison_op(None, input(&a), input(&b)),
+            3 => TensorIteratorConfig::unary_op(None, a.clone()),
+            _ => TensorIteratorConfig::ternary_op(None, input(&a), input(&b), input(&a)),
+        };
+        let shortcut = build::build(config.clone(), false);
+        let phases = build::build_shared(std::sync::Arc::new(config), false);
+        match (shortcut, phases) {
+            (Ok(s), Ok(p)) => prop_assert_eq!(summary(&s), summary(&p)),
+            (s, p) => prop_assert_eq!(s.err().map(|e| e.to_string()), p.err().map(|e| e.to_string())),
+        }
+    }
+}

@@ -25,6 +25,9 @@ impl Trace {
         }
     }
     pub fn into_text(self) -> String {
+        if self.lines.is_empty() {
+            return String::new();
+        }
         self.lines.join("\n")
     }
 }

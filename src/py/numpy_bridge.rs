@@ -63,8 +63,8 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
     Ok(Array::from_parts(
         storage,
         Layout {
-            shape,
-            strides,
+            shape: shape.into(),
+            strides: strides.into(),
             offset: -lo,
         },
         dtype,
