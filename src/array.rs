@@ -144,6 +144,26 @@ impl Array {
     /// stride is only accepted where it reaches nothing (a size-1 dim, or an empty array), and
     /// is then replaced by the stride a contiguous array would have there.
     pub fn empty_strided(shape: &[usize], strides: &[isize], dtype: DType) -> Result<Array> {
+        Array::empty_strided_in(shape, strides, dtype, true)
+    }
+
+    /// `empty_strided` for a buffer that a kernel writes in full before anything reads it: the
+    /// memory is not zeroed first (as torch's `empty`), which saves a pass over mid-sized
+    /// outputs. Crate-private so that no caller can read what was never written.
+    pub(crate) fn empty_strided_unzeroed(
+        shape: &[usize],
+        strides: &[isize],
+        dtype: DType,
+    ) -> Result<Array> {
+        Array::empty_strided_in(shape, strides, dtype, false)
+    }
+
+    fn empty_strided_in(
+        shape: &[usize],
+        strides: &[isize],
+        dtype: DType,
+        zeroed: bool,
+    ) -> Result<Array> {
         if shape.len() != strides.len() {
             return Err(Error::value(format!(
                 "dimensionality of sizes ({}) must match dimensionality of strides ({})",
@@ -167,7 +187,7 @@ impl Array {
             strides: strides.into(),
             offset: 0,
         };
-        Array::from_parts(Storage::alloc(nbytes, true)?, layout, dtype)
+        Array::from_parts(Storage::alloc(nbytes, zeroed)?, layout, dtype)
     }
 
     /// `empty_like(self, dtype, memory_format)` with torch's preserve rule: a non-overlapping

@@ -405,6 +405,9 @@ mod tests {
                 IndexItem::Int(1),
             ])
             .unwrap();
-        assert_eq!((v.shape.to_vec(), v.strides.to_vec(), v.offset), (vec![3], vec![-4], 9));
+        assert_eq!(
+            (v.shape.to_vec(), v.strides.to_vec(), v.offset),
+            (vec![3], vec![-4], 9)
+        );
     }
 }

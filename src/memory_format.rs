@@ -1,8 +1,8 @@
 //! Memory formats and torch's contiguity predicates (§1-2 of torch-semantics.md): pure functions
 //! of (sizes, strides), written to give torch's answers on the ambiguous NC11 / N1HW / N111 cases.
 
-use crate::layout::Strides;
 use crate::error::{Error, Result};
+use crate::layout::Strides;
 
 /// torch's `MemoryFormat`. `Preserve` is only meaningful for `empty_like`, `clone` and `to`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

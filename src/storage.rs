@@ -14,6 +14,11 @@ use std::sync::Arc;
 /// Alignment of owned buffers: a cache line, enough for any SIMD load.
 pub const ALIGNMENT: usize = 64;
 
+/// Buffers up to this size are aligned to 16 bytes only (the allocator's own alignment, so a
+/// zeroed one is a plain `calloc`): a tiny array gains nothing from a cache-line boundary,
+/// and `posix_memalign` plus a memset is a visible part of a 1-element op.
+const SMALL: usize = 64;
+
 /// Size (and alignment) of a transparent huge page; buffers at least this large are mapped.
 #[cfg(target_os = "linux")]
 const HUGE_PAGE: usize = 2 << 20;
@@ -51,7 +56,8 @@ impl Storage {
         if nbytes >= HUGE_PAGE {
             return Storage::map(nbytes);
         }
-        let layout = AllocLayout::from_size_align(nbytes.max(1), ALIGNMENT)
+        let align = if nbytes <= SMALL { 16 } else { ALIGNMENT };
+        let layout = AllocLayout::from_size_align(nbytes.max(1), align)
             .map_err(|_| Error::value(format!("cannot allocate {nbytes} bytes")))?;
         // SAFETY: `layout` has a non-zero size.
         let raw = unsafe {

@@ -361,11 +361,12 @@ fn binary_tensors(
     if op.is_predicate() && out.as_ref().is_some_and(|o| o.dtype() != DType::Bool) {
         // An out= of another dtype receives the bool result converted (as torch's cast back),
         // after torch's build-time checks of that out (shape, overlap) in torch's order.
-        op.config(out.clone(), a.input()?, b.input()?).into_plan()?;
+        op.config(out.clone(), a.input()?, b.input()?)
+            .into_kernel_plan()?;
         let result = binary(op, a, b, None, None)?;
         return finish_into(&result, out);
     }
-    let plan = op.config(out, a.input()?, b.input()?).into_plan()?;
+    let plan = op.config(out, a.input()?, b.input()?).into_kernel_plan()?;
     let dtype = plan
         .common_dtype()
         .ok_or_else(|| Error::type_("cannot infer the dtype of the result"))?;
@@ -569,7 +570,7 @@ fn pow_tensor_scalar(base: &Array, exp: Scalar, out: Option<Array>) -> Result<Ar
         .enforce_safe_casting_to_output(true)
         .add_output(out)
         .add_input(x);
-    let plan = config.into_plan()?;
+    let plan = config.into_kernel_plan()?;
     let ni = || not_implemented("pow", common);
     if scalar_equals(exp, 0.0) || exp == Scalar::Bool(false) {
         dispatch_all!(common, T => run(&plan, |blk| map1::<T, T>(blk, |_| T::from_i64(1)))?, else return Err(ni()));
@@ -842,7 +843,7 @@ pub fn unary(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
     } else {
         TensorIteratorConfig::unary_op(out, a.clone())
     };
-    let plan = config.into_plan()?;
+    let plan = config.into_kernel_plan()?;
     let dtype = plan
         .common_dtype()
         .ok_or_else(|| Error::type_("cannot infer the dtype of the result"))?;
@@ -876,7 +877,7 @@ fn fixed_dtype_unary(a: &Array, dtype: DType) -> Result<TensorIterator> {
         .declare_static_dtype(dtype)
         .add_output(None)
         .add_input(a.clone());
-    config.into_plan()
+    config.into_kernel_plan()
 }
 
 /// `logical_not`: bool result; an `out=` of another dtype receives the converted result.
@@ -920,7 +921,7 @@ fn complex_abs(a: &Array, out: Option<Array>) -> Result<Array> {
         .check_all_same_dtype(false)
         .add_output(Some(result))
         .add_input(a.clone());
-    let plan = config.into_plan()?;
+    let plan = config.into_kernel_plan()?;
     if a.dtype() == DType::C128 {
         run(&plan, |b| {
             map1::<super::element::C128, f64>(b, |z| z.norm())
@@ -992,7 +993,7 @@ pub fn where_(cond: &Array, a: &Arg, b: &Arg, out: Option<Array>) -> Result<Arra
         .add_input(b);
     // torch allocates where's result with the promoted dtype before building the iterator.
     config.declare_static_dtype(common);
-    let plan = config.into_plan()?;
+    let plan = config.into_kernel_plan()?;
     let ni = || not_implemented("where_cpu", common);
     dispatch_all!(common, T => {
         run(&plan, |blk| map3::<Bool, T, T, T>(blk, |c, x, y| if c.get() { x } else { y }))?
@@ -1058,7 +1059,7 @@ pub fn clamp(a: &Array, min: Option<&Arg>, max: Option<&Arg>, out: Option<Array>
         input.is_const = true;
         config.inputs.push(input);
     }
-    let plan = config.into_plan()?;
+    let plan = config.into_kernel_plan()?;
     let common = plan
         .common_dtype()
         .ok_or_else(|| Error::type_("cannot infer the dtype of the result"))?;
@@ -1127,7 +1128,7 @@ fn clamp_scalar_bounds(
     };
     let (lo, hi) = (lo.map(real), hi.map(real));
     let x = converted(&Arg::Array(a.clone()), common)?;
-    let plan = TensorIteratorConfig::unary_op(out, x).into_plan()?;
+    let plan = TensorIteratorConfig::unary_op(out, x).into_kernel_plan()?;
     let name = match (lo, hi) {
         (Some(_), Some(_)) => "clamp_scalar_cpu",
         (Some(_), None) => "clamp_min_scalar_cpu",

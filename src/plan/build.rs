@@ -10,7 +10,7 @@ use super::{FastSetup, TensorIterator};
 use crate::dtype::{self, DType, Participant};
 use crate::error::{Error, Result};
 use crate::layout::{Dims, Layout, Strides};
-use crate::memory_format::MemoryFormat;
+use crate::memory_format::{format_strides, MemoryFormat};
 use crate::shape::{fmt_shape, infer_size};
 use crate::strides::ambiguity_aware_sort;
 use crate::Array;
@@ -71,7 +71,12 @@ fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<Tens
     let mut operands = Operands::new();
     for _ in &config.outputs {
         let mut op = Operand::new(
-            Some(Array::empty(first.shape(), out_dtype, MemoryFormat::Contiguous)?),
+            Some(new_output(
+                config,
+                first.shape(),
+                &crate::memory_format::contiguous_strides(first.shape()),
+                out_dtype,
+            )?),
             true,
         );
         op.stride_bytes = smallvec::smallvec![out_dtype.itemsize() as isize];
@@ -113,6 +118,20 @@ pub(crate) fn build_shared(
         b.coalesce_dimensions();
     }
     Ok(b.finish())
+}
+
+/// A new output array: zeroed, unless the config says a kernel writes all of it first.
+fn new_output(
+    config: &TensorIteratorConfig,
+    shape: &[usize],
+    strides: &[isize],
+    dtype: DType,
+) -> Result<Array> {
+    if config.outputs_written_in_full {
+        Array::empty_strided_unzeroed(shape, strides, dtype)
+    } else {
+        Array::empty_strided(shape, strides, dtype)
+    }
 }
 
 /// How an operand is named in the trace.
@@ -488,18 +507,24 @@ impl Builder {
         let last_defined = self.ops.iter().rev().find_map(|op| op.array.clone());
         for (i, dtype) in self.outputs_to_allocate()? {
             let out = match setup {
-                FastSetup::Contiguous => {
-                    Array::empty(&self.shape, dtype, MemoryFormat::Contiguous)?
-                }
-                FastSetup::ChannelsLast => {
-                    Array::empty(&self.shape, dtype, MemoryFormat::ChannelsLast)?
-                }
+                FastSetup::Contiguous => new_output(
+                    &self.config,
+                    &self.shape,
+                    &format_strides(&self.shape, MemoryFormat::Contiguous)?,
+                    dtype,
+                )?,
+                FastSetup::ChannelsLast => new_output(
+                    &self.config,
+                    &self.shape,
+                    &format_strides(&self.shape, MemoryFormat::ChannelsLast)?,
+                    dtype,
+                )?,
                 FastSetup::NonOverlappingDense => {
                     let strides = last_defined
                         .as_ref()
                         .map(|a| a.strides().to_vec())
                         .unwrap_or_default();
-                    Array::empty_strided(&self.shape, &strides, dtype)?
+                    new_output(&self.config, &self.shape, &strides, dtype)?
                 }
             };
             self.trace.line(|| {
@@ -702,9 +727,10 @@ impl Builder {
                 logical_strides[self.perm[k]] = cumulative[k] / item;
             }
             let out = if inverted {
-                Array::empty(&logical_shape, dtype, MemoryFormat::Contiguous)?
+                let strides = format_strides(&logical_shape, MemoryFormat::Contiguous)?;
+                new_output(&self.config, &logical_shape, &strides, dtype)?
             } else {
-                Array::empty_strided(&logical_shape, &logical_strides, dtype)?
+                new_output(&self.config, &logical_shape, &logical_strides, dtype)?
             };
             self.trace.line(|| {
                 let el: Vec<isize> = cumulative.iter().map(|s| s / item).collect();

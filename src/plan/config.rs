@@ -69,6 +69,9 @@ pub struct TensorIteratorConfig {
     /// Which operands (outputs first, then inputs) are one object, when the caller knows: see
     /// [`TensorIteratorConfig::declare_operand_identities`].
     pub(crate) operand_ids: Option<Vec<Option<usize>>>,
+    /// The caller runs a kernel that writes every element of the outputs the build allocates
+    /// before anything reads them, so their memory need not be zeroed (see `into_kernel_plan`).
+    pub(crate) outputs_written_in_full: bool,
 }
 
 impl Default for TensorIteratorConfig {
@@ -90,6 +93,7 @@ impl Default for TensorIteratorConfig {
             static_dtype: None,
             static_shape: None,
             operand_ids: None,
+            outputs_written_in_full: false,
         }
     }
 }
@@ -205,6 +209,14 @@ impl TensorIteratorConfig {
 
     /// Builds the plan from a config that is not needed afterwards (no copy of the operands).
     pub fn into_plan(self) -> Result<TensorIterator> {
+        crate::plan::build::build(self, false)
+    }
+
+    /// `into_plan` for a kernel about to write every element of the outputs the build
+    /// allocates: those are not zeroed first. Plans handed to users (whose outputs may be read
+    /// before anything writes them) always get zeroed outputs.
+    pub(crate) fn into_kernel_plan(mut self) -> Result<TensorIterator> {
+        self.outputs_written_in_full = true;
         crate::plan::build::build(self, false)
     }
 

@@ -6,9 +6,9 @@ use super::operand::{Operand, Operands};
 use super::trace::list;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::layout::Dims;
 use crate::exec::chunks::chunk_ranges;
 use crate::exec::dim_counter;
+use crate::layout::Dims;
 use crate::Array;
 
 /// torch's `FastSetupType`: the layout every operand already shares, if any.
