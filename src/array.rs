@@ -117,7 +117,7 @@ impl Array {
         Array::allocate(
             Layout {
                 shape: shape.into(),
-                strides: strides.into(),
+                strides,
                 offset: 0,
             },
             dtype,
@@ -201,7 +201,7 @@ impl Array {
         Array::allocate(
             Layout {
                 shape: self.layout.shape.clone(),
-                strides: strides.into(),
+                strides,
                 offset: 0,
             },
             dtype,

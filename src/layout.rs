@@ -88,7 +88,7 @@ impl Layout {
     pub fn contiguous(shape: &[usize]) -> Layout {
         Layout {
             shape: shape.into(),
-            strides: mf::contiguous_strides(shape).into(),
+            strides: mf::contiguous_strides(shape),
             offset: 0,
         }
     }
