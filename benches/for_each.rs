@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ferroiter::kernels::copy::copy_into;
-use ferroiter::kernels::elementwise::{binary, Arg, BinaryOp};
+use ferroiter::kernels::elementwise::{binary, unary, Arg, BinaryOp, UnaryOp};
 use ferroiter::{Array, DType, MemoryFormat, Scalar};
 
 fn filled(shape: &[usize], format: MemoryFormat) -> Array {
@@ -72,6 +72,45 @@ fn bench(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("NCHW -> NHWC copy", threads), |b| {
             b.iter(|| copy_into(&nhwc, &nchw).unwrap())
         });
+    }
+    // The layout cases the tiled walk is for (operands disagree about the fastest dim).
+    for threads in [1usize, 2] {
+        ferroiter::exec::set_num_threads(threads).unwrap();
+        let nchw = filled(&[32, 64, 56, 56], MemoryFormat::Contiguous);
+        let nhwc = filled(&[32, 64, 56, 56], MemoryFormat::ChannelsLast);
+        group.throughput(Throughput::Bytes((nchw.numel() * 8) as u64));
+        group.bench_function(BenchmarkId::new("NHWC -> NCHW copy", threads), |b| {
+            b.iter(|| copy_into(&nchw, &nhwc).unwrap())
+        });
+        let out = filled(&[32, 64, 56, 56], MemoryFormat::ChannelsLast);
+        let (cl, contiguous) = (Arg::Array(nhwc.clone()), Arg::Array(nchw.clone()));
+        group.throughput(Throughput::Bytes((nchw.numel() * 12) as u64));
+        group.bench_function(
+            BenchmarkId::new("add channels_last + contiguous into out", threads),
+            |b| {
+                b.iter(|| binary(BinaryOp::Add, &cl, &contiguous, None, Some(out.clone())).unwrap())
+            },
+        );
+
+        let m = filled(&[4096, 4096], MemoryFormat::Contiguous);
+        let dst = filled(&[4096, 4096], MemoryFormat::Contiguous);
+        group.throughput(Throughput::Bytes((m.numel() * 8) as u64));
+        group.bench_function(
+            BenchmarkId::new("neg of transposed 4096x4096 into contiguous out", threads),
+            |b| {
+                b.iter(|| {
+                    unary(UnaryOp::Neg, &m.transpose(0, 1).unwrap(), Some(dst.clone())).unwrap()
+                })
+            },
+        );
+        let t3 = filled(&[256, 256, 256], MemoryFormat::Contiguous);
+        let src3 = t3.permute(&[2, 1, 0]).unwrap();
+        let dst3 = filled(&[256, 256, 256], MemoryFormat::Contiguous);
+        group.throughput(Throughput::Bytes((t3.numel() * 8) as u64));
+        group.bench_function(
+            BenchmarkId::new("permute (2,1,0) copy 256^3", threads),
+            |b| b.iter(|| copy_into(&dst3, &src3).unwrap()),
+        );
     }
     group.finish();
 }

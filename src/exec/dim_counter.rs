@@ -2,13 +2,18 @@
 //! blocks — a partial first row, then whole (dim 0 × dim 1) blocks, then a partial tail — so
 //! that the inner loop always runs over dims 0 and 1 with fixed strides.
 
+use smallvec::{smallvec, SmallVec};
+
+/// Dims kept inline (no heap allocation) by the walk: plans of up to 8 dims after coalescing.
+pub const INLINE_DIMS: usize = 8;
+
 /// The multi-index of the next element to visit and the linear offset it stands for.
 #[derive(Debug, Clone)]
 pub struct DimCounter<'a> {
     shape: &'a [usize],
     end: usize,
-    /// Position in each dim, fastest first.
-    pub values: Vec<usize>,
+    /// Position in each dim, fastest first (inline: a walk allocates nothing).
+    pub values: SmallVec<[usize; INLINE_DIMS]>,
     /// Linear index of `values`.
     pub offset: usize,
 }
@@ -16,7 +21,7 @@ pub struct DimCounter<'a> {
 impl<'a> DimCounter<'a> {
     /// Starts at linear index `begin`, unravelled fastest-first (size-0 dims are skipped).
     pub fn new(shape: &'a [usize], begin: usize, end: usize) -> Self {
-        let mut values = vec![0; shape.len()];
+        let mut values: SmallVec<[usize; INLINE_DIMS]> = smallvec![0; shape.len()];
         let mut rest = begin;
         for (v, &size) in values.iter_mut().zip(shape) {
             if size > 0 {
@@ -85,7 +90,7 @@ pub fn blocks(shape: &[usize], begin: usize, end: usize) -> Vec<(Vec<usize>, (us
     let mut out = Vec::new();
     while !counter.is_done() {
         let step = counter.max_2d_step();
-        out.push((counter.values.clone(), step));
+        out.push((counter.values.to_vec(), step));
         counter.increment(step);
     }
     out

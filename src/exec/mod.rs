@@ -1,5 +1,6 @@
 //! Execution: walking an iteration plan. [`dim_counter`] is the 2-D walk over a linear range,
-//! [`chunks`] the split among threads, [`for_each`] runs a loop (serial or parallel on the
+//! [`chunks`] the split among threads, [`tiled`] when and how to cut blocks into cache-sized
+//! tiles, [`for_each`] runs a loop (serial or parallel on the
 //! [`pool`]), and [`raw`] holds the typed inner loops — the only raw memory access of the core
 //! besides `storage.rs`.
 
@@ -8,6 +9,7 @@ pub mod dim_counter;
 mod for_each;
 pub mod pool;
 pub mod raw;
+pub mod tiled;
 
 pub use chunks::GRAIN_SIZE;
 pub use for_each::for_each;

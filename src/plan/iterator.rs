@@ -208,6 +208,7 @@ impl TensorIterator {
                 InnerLoop::Strided => "strided scalar loop (dim-0 strides are not all contiguous)".to_string(),
             }
         ));
+        text.push_str(&format!("\n{}", crate::exec::tiled::describe(self)));
         let numel = self.numel();
         let chunks = chunk_ranges(numel, grain, threads);
         text.push_str(&format!(

@@ -1,0 +1,467 @@
+//! When and how to walk a plan in tiles (cache blocking).
+//!
+//! torch's walk runs dim 0 innermost over whole rows. When an operand is fastest along another
+//! dim k — a transpose copy, NCHW <-> NHWC, channels_last + contiguous — each step along dim 0
+//! lands that operand on a new cache line, and by the time the walk comes back along dim k for
+//! the rest of the line it has been evicted: every line is fetched once per element it holds.
+//! The tiled walk reorders the plan's dims to `[0, k, the others]` (so that the blocks span
+//! dims 0 and k, the other dims outside) and cuts each 2-D block into `edge0 × edge1` tiles
+//! short enough along dim 0 that the lines of a row stay in L1 until the walk comes back
+//! along k: every line is then fetched from memory about once. Each tile is an ordinary [`Block`](super::Block), so
+//! the kernels do not change.
+//!
+//! Only the visiting order changes, which is invisible in the results of elementwise plans:
+//! each element is computed once from the same inputs. Plans where the order can show are
+//! walked in torch's order: reductions (accumulation order), `enforce_linear_iteration`,
+//! outputs that reach an element twice (the last write wins) and outputs that share memory
+//! with another operand in another layout (a later element may read an earlier one's result).
+
+use crate::plan::TensorIterator;
+
+/// L1 data cache assumed: 32 KiB, 8-way, 64-byte lines (current x86 — Intel, AMD Zen — and
+/// most ARM cores): 64 sets.
+pub const L1_BYTES: usize = 32 * 1024;
+pub const L1_WAYS: usize = 8;
+pub const LINE_BYTES: usize = 64;
+const L1_SETS: usize = L1_BYTES / L1_WAYS / LINE_BYTES;
+/// Longest tile edge along dim 0 (elements): the inner loop is long enough to amortize a row.
+pub const MAX_EDGE0: usize = 256;
+/// Tile edge along the second dim when dim 0 is cut: lines that tiles side by side along dim 0
+/// share (an output row of 8 floats fills half a line) must survive a column of tiles; 64-128
+/// measured alike on a 4096 x 4096 transpose and a (2,1,0) permute of 256^3 (32 was slower).
+pub const EDGE1: usize = 128;
+/// Plans whose operands together span at most this many bytes are not tiled: all of their
+/// lines fit in L1 in any order, and the 1-element path stays short.
+pub const MIN_TILED_BYTES: usize = L1_BYTES;
+
+/// A tiled walk: dims 0 and `dim` are the two dims of every tile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tiling {
+    /// The plan dim walked second (dim 1 of every block): `operand`'s fastest dim.
+    pub dim: usize,
+    /// The operand that is fastest along `dim` rather than dim 0 (the one stepping farthest
+    /// along dim 0 when several are).
+    pub operand: usize,
+    /// Tile edge along dim 0, in elements.
+    pub edge0: usize,
+    /// Tile edge along `dim`, in elements.
+    pub edge1: usize,
+}
+
+/// Whether to tile, and why not when not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TileDecision {
+    Tiled(Tiling),
+    Untiled(&'static str),
+}
+
+impl TileDecision {
+    pub fn tiling(self) -> Option<Tiling> {
+        match self {
+            TileDecision::Tiled(t) => Some(t),
+            TileDecision::Untiled(_) => None,
+        }
+    }
+}
+
+/// The decision for a plan: the order checks (module doc), then the geometry ([`choose`]).
+/// Cheap for small plans: the size test comes first and nothing is allocated before it.
+pub fn decide(plan: &TensorIterator) -> TileDecision {
+    let shape = plan.shape();
+    let ops = plan.operands();
+    let geometry = choose(
+        shape,
+        ops.len(),
+        |d, k| ops[k].stride_bytes.get(d).copied().unwrap_or(0),
+        |k| ops[k].itemsize(),
+    );
+    if geometry.tiling().is_none() {
+        return geometry;
+    }
+    let config = &plan.config;
+    if config.is_reduction {
+        return TileDecision::Untiled("a reduction: torch's accumulation order is kept");
+    }
+    if config.enforce_linear_iteration {
+        return TileDecision::Untiled("enforce_linear_iteration: torch's order is kept");
+    }
+    if !plan.parallel_safe() {
+        return TileDecision::Untiled(
+            "an output may reach an element twice: torch's order decides which write wins",
+        );
+    }
+    if outputs_share_memory(plan) {
+        return TileDecision::Untiled(
+            "an output shares memory with another operand in another layout: torch's order is kept",
+        );
+    }
+    geometry
+}
+
+/// The geometric rule on a plan's shape and byte strides (`stride(d, k)`: operand k along dim
+/// d; `itemsize(k)`): tile when some operand steps along dim 0 and is faster along another dim
+/// k — its smallest nonzero |stride| over dims of size > 1 is along k and smaller than along
+/// dim 0. An operand with stride 0 along dim 0 (broadcast) reads one element per row and
+/// never asks for tiles. Among several such operands the one stepping farthest along dim 0
+/// picks k.
+///
+/// Edges. Along dim 0: every operand that steps by at least a line along dim 0 but by less
+/// along k reuses, at the next step along k, the lines it touched along dim 0; they must stay
+/// in L1, which holds at most [`l1_lines_at_stride`] lines of one stride (a power-of-two
+/// stride maps every line to one set: 8 lines for a 4096-float row). So `edge0 = min(size0,
+/// that capacity, MAX_EDGE0)`: measured on a 4096 x 4096 transpose copy, edges 8 / 16 / 32 /
+/// 64 ran at about 3.3 / 2.6 / 1.5 / 1.3 GiB/s. Along k: [`EDGE1`] when dim 0 is cut, else the
+/// whole dim (no tile shares lines with a neighbour along dim 0: the walk is only reordered).
+pub fn choose(
+    shape: &[usize],
+    nops: usize,
+    stride: impl Fn(usize, usize) -> isize,
+    itemsize: impl Fn(usize) -> usize,
+) -> TileDecision {
+    if shape.len() < 2 {
+        return TileDecision::Untiled("fewer than 2 dims");
+    }
+    let numel: usize = shape.iter().product();
+    let bytes: usize = (0..nops).map(&itemsize).sum::<usize>() * numel;
+    if bytes <= MIN_TILED_BYTES {
+        return TileDecision::Untiled("the operands fit in L1 in any order");
+    }
+    let mut pick: Option<(usize, usize, usize)> = None; // (operand, dim, |stride along dim 0|)
+    for k in 0..nops {
+        let s0 = stride(0, k).unsigned_abs();
+        if s0 == 0 || shape[0] <= 1 {
+            continue;
+        }
+        let fastest = (1..shape.len())
+            .filter(|&d| shape[d] > 1 && stride(d, k) != 0)
+            .min_by_key(|&d| stride(d, k).unsigned_abs());
+        if let Some(d) = fastest {
+            if stride(d, k).unsigned_abs() < s0 && pick.is_none_or(|(_, _, best)| s0 > best) {
+                pick = Some((k, d, s0));
+            }
+        }
+    }
+    let Some((operand, dim, _)) = pick else {
+        return TileDecision::Untiled("every operand is fastest along dim 0 (or broadcast there)");
+    };
+    let reuses_along_dim = |k: usize| {
+        let (s0, s1) = (stride(0, k).unsigned_abs(), stride(dim, k).unsigned_abs());
+        s0 >= LINE_BYTES && s1 != 0 && s1 < LINE_BYTES
+    };
+    let edge0 = (0..nops)
+        .filter(|&k| reuses_along_dim(k))
+        .map(|k| l1_lines_at_stride(stride(0, k).unsigned_abs()))
+        .fold(shape[0].min(MAX_EDGE0), usize::min)
+        .max(1);
+    let edge1 = if edge0 < shape[0] {
+        shape[dim].min(EDGE1)
+    } else {
+        shape[dim]
+    };
+    TileDecision::Tiled(Tiling {
+        dim,
+        operand,
+        edge0,
+        edge1,
+    })
+}
+
+/// How many lines of one byte stride L1 can hold at once: a stride of `m` lines visits
+/// `sets / gcd(sets, m)` of the sets, each `L1_WAYS` deep; strides that are not a whole number
+/// of lines spread over every set.
+pub fn l1_lines_at_stride(stride: usize) -> usize {
+    if stride % LINE_BYTES != 0 {
+        return L1_SETS * L1_WAYS;
+    }
+    let m = stride / LINE_BYTES;
+    let (mut a, mut b) = (L1_SETS, m);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    L1_SETS / a * L1_WAYS
+}
+
+/// Whether an output's bytes may meet another operand's bytes (byte ranges intersect) without
+/// being the very same view (same address and strides: an in-place op).
+fn outputs_share_memory(plan: &TensorIterator) -> bool {
+    let ops = plan.operands();
+    let shape = plan.shape();
+    let span = |k: usize| -> Option<(usize, usize)> {
+        let base = ops[k].array.as_ref()?.data_ptr();
+        let (mut lo, mut hi) = (base, base + ops[k].itemsize());
+        for (d, &n) in shape.iter().enumerate() {
+            let reach = (n.saturating_sub(1)) * ops[k].stride_bytes[d].unsigned_abs();
+            if ops[k].stride_bytes[d] < 0 {
+                lo = lo.saturating_sub(reach);
+            } else {
+                hi += reach;
+            }
+        }
+        Some((lo, hi))
+    };
+    (0..plan.noutputs()).any(|o| {
+        (0..ops.len()).filter(|&k| k != o).any(|k| {
+            let same_view = match (&ops[o].array, &ops[k].array) {
+                (Some(a), Some(b)) => {
+                    a.data_ptr() == b.data_ptr() && ops[o].stride_bytes == ops[k].stride_bytes
+                }
+                _ => false,
+            };
+            match (span(o), span(k)) {
+                (Some((lo_o, hi_o)), Some((lo_k, hi_k))) => {
+                    !same_view && lo_o < hi_k && lo_k < hi_o
+                }
+                _ => false,
+            }
+        })
+    })
+}
+
+/// One line for `explain()`: the walk the executor takes, with its numbers.
+pub fn describe(plan: &TensorIterator) -> String {
+    match decide(plan) {
+        TileDecision::Untiled(why) => format!("walk: torch's 2-D order, untiled ({why})"),
+        TileDecision::Tiled(t) => {
+            let ops = plan.operands();
+            let rest: Vec<String> = (1..plan.ndim())
+                .filter(|&d| d != t.dim)
+                .map(|d| d.to_string())
+                .collect();
+            format!(
+                "walk: tiled; operand {} is fastest along dim {} (byte stride {} there, {} along \
+                 dim 0), so dims 0 and {} (sizes {} x {}) form the tiles and dims [{}] run \
+                 outside; tiles {} x {} elements (dim-0 edge: the lines L1 ({} KiB, {}-way) \
+                 holds at the strided operands' dim-0 stride, at most {})",
+                t.operand,
+                t.dim,
+                ops[t.operand].stride_bytes[t.dim],
+                ops[t.operand].stride_bytes[0],
+                t.dim,
+                plan.shape()[0],
+                plan.shape()[t.dim],
+                rest.join(", "),
+                t.edge0,
+                t.edge1,
+                L1_BYTES / 1024,
+                L1_WAYS,
+                MAX_EDGE0
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::chunks::Chunks;
+    use crate::exec::for_each::Walk;
+    use crate::{Array, DType, MemoryFormat, Scalar, TensorIteratorConfig};
+    use proptest::prelude::*;
+    use std::sync::Mutex;
+
+    /// Contiguous byte strides of `shape` (fastest first) for elements of `width` bytes.
+    fn dense(shape: &[usize], width: isize) -> Vec<isize> {
+        let mut s = Vec::with_capacity(shape.len());
+        let mut acc = width;
+        for &n in shape {
+            s.push(acc);
+            acc *= n.max(1) as isize;
+        }
+        s
+    }
+
+    /// A random iteration space and operands: a probe whose address is the linear index (byte
+    /// strides 1, n0, n0·n1, …), then two operands laid out in random dim orders, some dims
+    /// reversed (negative strides) or broadcast (stride 0).
+    fn geometry() -> impl Strategy<Value = (Vec<usize>, Vec<Vec<isize>>)> {
+        prop::collection::vec(1usize..7, 2..5).prop_flat_map(|shape| {
+            let n = shape.len();
+            let layout = (
+                Just((0..n).collect::<Vec<_>>()).prop_shuffle(),
+                prop::collection::vec(0u8..6, n),
+            );
+            (Just(shape), layout.clone(), layout).prop_map(|(shape, a, b)| {
+                let mut ops = vec![dense(&shape, 1)];
+                for (order, flags) in [a, b] {
+                    let permuted: Vec<usize> = order.iter().map(|&d| shape[d]).collect();
+                    let packed = dense(&permuted, 4);
+                    let mut s = vec![0isize; shape.len()];
+                    for (pos, &d) in order.iter().enumerate() {
+                        s[d] = match flags[d] {
+                            0 => 0,
+                            1 => -packed[pos],
+                            _ => packed[pos],
+                        };
+                    }
+                    ops.push(s);
+                }
+                (shape, ops)
+            })
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Every element is visited exactly once, with every operand's pointer at its offset,
+        /// for any tile dim and edges, split at a random point and among random chunks.
+        #[test]
+        fn tiled_walk_visits_each_element_once(
+            (shape, ops) in geometry(),
+            dim_pick in 0usize..8,
+            edge0 in 1usize..5,
+            edge1 in 1usize..5,
+            untiled in any::<bool>(),
+            split in 0.0f64..1.0,
+            grain in 1usize..40,
+            threads in 1usize..5,
+        ) {
+            let numel: usize = shape.iter().product();
+            let tiling = Tiling { dim: 1 + dim_pick % (shape.len() - 1), operand: 1, edge0, edge1 };
+            let base = 1usize << 20;
+            let bases: Vec<*mut u8> = (0..ops.len())
+                .map(|k| std::ptr::null_mut::<u8>().wrapping_add(base * (k + 1)))
+                .collect();
+            let walk = Walk::from_parts(
+                &shape,
+                bases,
+                |d, k| ops[k][d],
+                (!untiled).then_some(tiling),
+            );
+            let visits = Mutex::new(vec![0u32; numel]);
+            let errors = Mutex::new(Vec::<String>::new());
+            let check = |b: &crate::exec::Block| {
+                for j in 0..b.size1 {
+                    for i in 0..b.size0 {
+                        let at = |k: usize| {
+                            b.ptrs[k] as usize as isize
+                                + i as isize * b.strides0[k]
+                                + j as isize * b.strides1[k]
+                        };
+                        let linear = (at(0) - base as isize) as usize;
+                        let mut rest = linear;
+                        let mut want: Vec<isize> = (0..ops.len()).map(|k| (base * (k + 1)) as isize).collect();
+                        for (d, &n) in shape.iter().enumerate() {
+                            let idx = (rest % n) as isize;
+                            rest /= n;
+                            for (k, w) in want.iter_mut().enumerate() {
+                                *w += idx * ops[k][d];
+                            }
+                        }
+                        for (k, &w) in want.iter().enumerate() {
+                            if at(k) != w {
+                                errors.lock().unwrap().push(format!("element {linear}: operand {k} at {} not {w}", at(k)));
+                            }
+                        }
+                        if linear < numel {
+                            visits.lock().unwrap()[linear] += 1;
+                        } else {
+                            errors.lock().unwrap().push(format!("probe {linear} out of range"));
+                        }
+                    }
+                }
+            };
+            // a random split into two ranges, each walked serially
+            let cut = ((numel as f64) * split) as usize;
+            walk.run(0, cut, &check);
+            walk.run(cut, numel, &check);
+            // and the thread split for_each would use
+            let chunks = Chunks::new(numel, grain, threads);
+            for t in 0..chunks.count {
+                let (b, e) = chunks.range(t);
+                walk.run(b, e, &check);
+            }
+            let errors = errors.into_inner().unwrap();
+            prop_assert!(errors.is_empty(), "{:?}", &errors[..errors.len().min(5)]);
+            let visits = visits.into_inner().unwrap();
+            prop_assert!(visits.iter().all(|&v| v == 2), "visit counts {:?}", visits);
+        }
+
+        /// The rule picks a dim where the chosen operand really is faster than along dim 0,
+        /// and edges inside the dims.
+        #[test]
+        fn choice_is_consistent((shape, ops) in geometry(), scale in 1usize..40) {
+            let shape: Vec<usize> = shape.iter().map(|&n| n * scale).collect();
+            let ops: Vec<Vec<isize>> = ops.iter().map(|s| {
+                let mut acc = 1isize;
+                s.iter().zip(&shape).map(|(&x, &n)| { let v = x.signum() * acc; if x != 0 { acc *= n as isize; } v * 4 }).collect()
+            }).collect();
+            if let TileDecision::Tiled(t) = choose(&shape, ops.len(), |d, k| ops[k][d], |_| 4) {
+                let s = &ops[t.operand];
+                prop_assert!(t.dim >= 1 && t.dim < shape.len());
+                prop_assert!(s[t.dim] != 0 && s[t.dim].abs() < s[0].abs());
+                prop_assert!(t.edge0 >= 1 && t.edge0 <= shape[0]);
+                prop_assert!(t.edge1 >= 1 && t.edge1 <= shape[t.dim]);
+            }
+        }
+    }
+
+    #[test]
+    fn l1_capacity_by_stride() {
+        assert_eq!(l1_lines_at_stride(4 * 4096), 8); // power of two: one set
+        assert_eq!(l1_lines_at_stride(12544), 128); // 196 lines: 16 sets
+        assert_eq!(l1_lines_at_stride(12), 512);
+    }
+
+    fn iota(shape: &[usize]) -> Array {
+        let n: usize = shape.iter().product();
+        let flat = Array::arange(
+            Scalar::Int(0),
+            Scalar::Int(n as i64),
+            Scalar::Int(1),
+            DType::F32,
+        )
+        .unwrap();
+        let shape: Vec<i64> = shape.iter().map(|&n| n as i64).collect();
+        flat.view(&shape).unwrap()
+    }
+
+    /// A transpose copy large enough to tile, run in chunks on 2 threads, gives torch's values;
+    /// explain() shows the decision.
+    #[test]
+    fn transpose_copy_tiles_and_is_exact() {
+        crate::exec::set_num_threads(2).unwrap();
+        let (rows, cols) = (300usize, 1024usize);
+        let src = iota(&[rows, cols]).transpose(0, 1).unwrap();
+        let dst = Array::empty(&[cols, rows], DType::F32, MemoryFormat::Contiguous).unwrap();
+        let plan = TensorIteratorConfig::copy_op(dst.clone(), src.clone())
+            .build()
+            .unwrap();
+        let TileDecision::Tiled(t) = decide(&plan) else {
+            panic!("expected tiles: {}", describe(&plan));
+        };
+        // input dim-0 stride 4096 bytes: 64 lines, one L1 set, 8 ways
+        assert_eq!((t.dim, t.edge0, t.edge1), (1, 8, EDGE1));
+        assert!(plan.explain(2, 32768).unwrap().contains("tiles 8 x 128"));
+        crate::kernels::copy::copy_into(&dst, &src).unwrap();
+        let got = dst.to_scalars().unwrap();
+        for (idx, v) in got.iter().enumerate() {
+            let (c, r) = (idx / rows, idx % rows);
+            assert_eq!(*v, Scalar::Float((r * cols + c) as f64), "at {idx}");
+        }
+    }
+
+    /// Reductions and tiny plans keep torch's walk.
+    #[test]
+    fn untiled_cases() {
+        let src = iota(&[300, 1024]).transpose(0, 1).unwrap();
+        let mut config = TensorIteratorConfig::new();
+        config
+            .add_output(None)
+            .add_input(src.clone())
+            .is_reduction(true);
+        let plan = config.build().unwrap();
+        assert!(
+            matches!(decide(&plan), TileDecision::Untiled(_)),
+            "{}",
+            describe(&plan)
+        );
+        let small = iota(&[8, 8]).transpose(0, 1).unwrap();
+        let dst = Array::empty(&[8, 8], DType::F32, MemoryFormat::Contiguous).unwrap();
+        let plan = TensorIteratorConfig::copy_op(dst, small).build().unwrap();
+        assert_eq!(
+            decide(&plan),
+            TileDecision::Untiled("the operands fit in L1 in any order")
+        );
+    }
+}
