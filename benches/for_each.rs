@@ -58,6 +58,51 @@ fn bench(c: &mut Criterion) {
             },
         );
 
+        // The same broadcast on one image (800 KB per operand: it stays in L2), where the
+        // inner loop's width and the per-row cost show rather than memory bandwidth.
+        let small = filled(&[1, 64, 56, 56], MemoryFormat::Contiguous);
+        let small_out = filled(&[1, 64, 56, 56], MemoryFormat::Contiguous);
+        group.throughput(Throughput::Bytes((small.numel() * 8) as u64));
+        group.bench_function(
+            BenchmarkId::new(
+                "add broadcast (1,64,56,56)+(64,1,1) cache-resident",
+                threads,
+            ),
+            |b| {
+                b.iter(|| {
+                    binary(
+                        BinaryOp::Add,
+                        &Arg::Array(small.clone()),
+                        &bias,
+                        None,
+                        Some(small_out.clone()),
+                    )
+                    .unwrap()
+                })
+            },
+        );
+
+        // float16: the conversion from f32 (6 bytes per element) and arithmetic computed in
+        // f32 and rounded once (6 bytes per element).
+        let half = |shape: &[usize]| {
+            Array::full(
+                shape,
+                Scalar::Float(1.5),
+                DType::F16,
+                MemoryFormat::Contiguous,
+            )
+            .unwrap()
+        };
+        let (h, h_out) = (half(&[n]), half(&[n]));
+        group.throughput(Throughput::Bytes((n * 6) as u64));
+        group.bench_function(BenchmarkId::new("convert f32 -> f16 16M", threads), |b| {
+            b.iter(|| copy_into(&h, &src).unwrap())
+        });
+        let ha = Arg::Array(h.clone());
+        group.bench_function(BenchmarkId::new("add f16 16M into out", threads), |b| {
+            b.iter(|| binary(BinaryOp::Add, &ha, &ha, None, Some(h_out.clone())).unwrap())
+        });
+
         let m = filled(&[4096, 4096], MemoryFormat::Contiguous);
         let t = m.transpose(0, 1).unwrap();
         let dst = filled(&[4096, 4096], MemoryFormat::Contiguous);

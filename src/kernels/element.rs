@@ -1,6 +1,7 @@
 //! Element types as Rust types: one per dtype, with torch's conversions between every pair and
 //! the "opmath" type each computes in (float16/bfloat16 compute in f32 and round once).
 
+use super::halfconv;
 use crate::dtype::DType;
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -41,24 +42,31 @@ macro_rules! int_element {
     ($t:ty, $dtype:ident) => {
         impl Element for $t {
             const DTYPE: DType = DType::$dtype;
+            #[inline(always)]
             fn from_bool(v: bool) -> Self {
                 v as $t
             }
+            #[inline(always)]
             fn from_i64(v: i64) -> Self {
                 v as $t
             }
+            #[inline(always)]
             fn from_f32(v: f32) -> Self {
                 (v as i64) as $t
             }
+            #[inline(always)]
             fn from_f64(v: f64) -> Self {
                 (v as i64) as $t
             }
+            #[inline(always)]
             fn from_c64(v: C64) -> Self {
                 Self::from_f32(v.re)
             }
+            #[inline(always)]
             fn from_c128(v: C128) -> Self {
                 Self::from_f64(v.re)
             }
+            #[inline(always)]
             fn cast<D: Element>(self) -> D {
                 D::from_i64(self as i64)
             }
@@ -73,24 +81,31 @@ int_element!(i64, I64);
 
 impl Element for Bool {
     const DTYPE: DType = DType::Bool;
+    #[inline(always)]
     fn from_bool(v: bool) -> Self {
         Bool::new(v)
     }
+    #[inline(always)]
     fn from_i64(v: i64) -> Self {
         Bool::new(v != 0)
     }
+    #[inline(always)]
     fn from_f32(v: f32) -> Self {
         Bool::new(v != 0.0)
     }
+    #[inline(always)]
     fn from_f64(v: f64) -> Self {
         Bool::new(v != 0.0)
     }
+    #[inline(always)]
     fn from_c64(v: C64) -> Self {
         Bool::new(v.re != 0.0 || v.im != 0.0)
     }
+    #[inline(always)]
     fn from_c128(v: C128) -> Self {
         Bool::new(v.re != 0.0 || v.im != 0.0)
     }
+    #[inline(always)]
     fn cast<D: Element>(self) -> D {
         D::from_bool(self.get())
     }
@@ -100,24 +115,31 @@ macro_rules! float_element {
     ($t:ty, $dtype:ident, from_f32: $from32:expr, from_f64: $from64:expr, from_i64: $fromi:expr, wide: $wide:expr, via: $via:ident) => {
         impl Element for $t {
             const DTYPE: DType = DType::$dtype;
+            #[inline(always)]
             fn from_bool(v: bool) -> Self {
                 $from32(v as u8 as f32)
             }
+            #[inline(always)]
             fn from_i64(v: i64) -> Self {
                 $fromi(v)
             }
+            #[inline(always)]
             fn from_f32(v: f32) -> Self {
                 $from32(v)
             }
+            #[inline(always)]
             fn from_f64(v: f64) -> Self {
                 $from64(v)
             }
+            #[inline(always)]
             fn from_c64(v: C64) -> Self {
                 $from32(v.re)
             }
+            #[inline(always)]
             fn from_c128(v: C128) -> Self {
                 $from64(v.re)
             }
+            #[inline(always)]
             fn cast<D: Element>(self) -> D {
                 D::$via($wide(self))
             }
@@ -125,12 +147,31 @@ macro_rules! float_element {
     };
 }
 
+/// f32 → float16 / bfloat16 and back by the branch-free conversions of [`super::halfconv`]
+/// (a loop of them vectorizes).
+#[inline(always)]
+pub fn f16_from_f32(v: f32) -> f16 {
+    f16::from_bits(halfconv::f32_to_f16_bits(v))
+}
+#[inline(always)]
+pub fn f16_to_f32(v: f16) -> f32 {
+    halfconv::f16_bits_to_f32(v.to_bits())
+}
+#[inline(always)]
+pub fn bf16_from_f32(v: f32) -> bf16 {
+    bf16::from_bits(halfconv::f32_to_bf16_bits(v))
+}
+#[inline(always)]
+pub fn bf16_to_f32(v: bf16) -> f32 {
+    halfconv::bf16_bits_to_f32(v.to_bits())
+}
+
 // Integers round once into the target (i64 → f32 directly, never through f64); half types
 // go through f32, as torch's `Half(float)` constructors do.
-float_element!(f16, F16, from_f32: f16::from_f32, from_f64: |v: f64| f16::from_f32(v as f32),
-    from_i64: |v: i64| f16::from_f32(v as f32), wide: |x: f16| x.to_f32(), via: from_f32);
-float_element!(bf16, BF16, from_f32: bf16::from_f32, from_f64: |v: f64| bf16::from_f32(v as f32),
-    from_i64: |v: i64| bf16::from_f32(v as f32), wide: |x: bf16| x.to_f32(), via: from_f32);
+float_element!(f16, F16, from_f32: f16_from_f32, from_f64: |v: f64| f16_from_f32(v as f32),
+    from_i64: |v: i64| f16_from_f32(v as f32), wide: f16_to_f32, via: from_f32);
+float_element!(bf16, BF16, from_f32: bf16_from_f32, from_f64: |v: f64| bf16_from_f32(v as f32),
+    from_i64: |v: i64| bf16_from_f32(v as f32), wide: bf16_to_f32, via: from_f32);
 float_element!(f32, F32, from_f32: |v: f32| v, from_f64: |v: f64| v as f32,
     from_i64: |v: i64| v as f32, wide: |x: f32| x, via: from_f32);
 float_element!(f64, F64, from_f32: |v: f32| v as f64, from_f64: |v: f64| v,
@@ -138,24 +179,31 @@ float_element!(f64, F64, from_f32: |v: f32| v as f64, from_f64: |v: f64| v,
 
 impl Element for C64 {
     const DTYPE: DType = DType::C64;
+    #[inline(always)]
     fn from_bool(v: bool) -> Self {
         C64::new(v as u8 as f32, 0.0)
     }
+    #[inline(always)]
     fn from_i64(v: i64) -> Self {
         C64::new(v as f32, 0.0)
     }
+    #[inline(always)]
     fn from_f32(v: f32) -> Self {
         C64::new(v, 0.0)
     }
+    #[inline(always)]
     fn from_f64(v: f64) -> Self {
         C64::new(v as f32, 0.0)
     }
+    #[inline(always)]
     fn from_c64(v: C64) -> Self {
         v
     }
+    #[inline(always)]
     fn from_c128(v: C128) -> Self {
         C64::new(v.re as f32, v.im as f32)
     }
+    #[inline(always)]
     fn cast<D: Element>(self) -> D {
         D::from_c64(self)
     }
@@ -163,24 +211,31 @@ impl Element for C64 {
 
 impl Element for C128 {
     const DTYPE: DType = DType::C128;
+    #[inline(always)]
     fn from_bool(v: bool) -> Self {
         C128::new(v as u8 as f64, 0.0)
     }
+    #[inline(always)]
     fn from_i64(v: i64) -> Self {
         C128::new(v as f64, 0.0)
     }
+    #[inline(always)]
     fn from_f32(v: f32) -> Self {
         C128::new(v as f64, 0.0)
     }
+    #[inline(always)]
     fn from_f64(v: f64) -> Self {
         C128::new(v, 0.0)
     }
+    #[inline(always)]
     fn from_c64(v: C64) -> Self {
         C128::new(v.re as f64, v.im as f64)
     }
+    #[inline(always)]
     fn from_c128(v: C128) -> Self {
         v
     }
+    #[inline(always)]
     fn cast<D: Element>(self) -> D {
         D::from_c128(self)
     }

@@ -5,7 +5,7 @@ use super::element::Bool;
 use super::math::{Arith, Bitwise, Compute, Ordered, Transcendental, TrueDiv};
 use super::run::run;
 use crate::error::{Error, Result};
-use crate::exec::raw::{map1, map2, map3};
+use crate::exec::raw::{map1, map2, map2_widened, map3};
 use crate::plan::{Input, TensorIterator, TensorIteratorConfig};
 use crate::{
     dispatch_all, dispatch_in, dispatch_inexact, dispatch_integral, dispatch_ordered, Array, DType,
@@ -233,10 +233,10 @@ where
     let complex = T::DTYPE.is_complex();
     match op {
         BinaryOp::Add if alpha == Scalar::Int(1) && !complex => {
-            run(plan, |b| map2::<T, T, T>(b, |x, y| down(up(x).add(up(y)))))
+            run(plan, |b| map2_widened(b, up, down, |x, y| x.add(y)))
         }
         BinaryOp::Sub if alpha == Scalar::Int(1) && !complex => {
-            run(plan, |b| map2::<T, T, T>(b, |x, y| down(up(x).sub(up(y)))))
+            run(plan, |b| map2_widened(b, up, down, |x, y| x.sub(y)))
         }
         BinaryOp::Add | BinaryOp::Sub => {
             let alpha = if op == BinaryOp::Sub {
@@ -248,10 +248,10 @@ where
             // is rounded), then computes in opmath.
             let al = checked_scalar_as::<T>(alpha)?.up();
             run(plan, |b| {
-                map2::<T, T, T>(b, |x, y| down(up(x).add_alpha(up(y), al)))
+                map2_widened(b, up, down, move |x, y| x.add_alpha(y, al))
             })
         }
-        BinaryOp::Mul => run(plan, |b| map2::<T, T, T>(b, |x, y| down(up(x).mul(up(y))))),
+        BinaryOp::Mul => run(plan, |b| map2_widened(b, up, down, |x, y| x.mul(y))),
         _ => unreachable!("run_arith is only called for + - ×"),
     }
 }
@@ -403,7 +403,7 @@ fn binary_tensors(
             dispatch_all!(dtype, T => run_arith::<T>(&plan, op, alpha)?, else return Err(ni()))
         }
         Div => {
-            dispatch_inexact!(dtype, T => run(&plan, |blk| map2::<T, T, T>(blk, |x, y| T::down(x.up().div(y.up()))))?, else return Err(ni()))
+            dispatch_inexact!(dtype, T => run(&plan, |blk| map2_widened(blk, |x: T| x.up(), T::down, |x, y| x.div(y)))?, else return Err(ni()))
         }
         Pow if dtype.is_complex() => {
             dispatch_in!(dtype, T in [C64, C128] => run(&plan, |blk| map2::<T, T, T>(blk, complex_pow))?, else return Err(ni()))

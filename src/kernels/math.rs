@@ -29,22 +29,22 @@ impl Compute for f16 {
     type Op = f32;
     #[inline(always)]
     fn up(self) -> f32 {
-        self.to_f32()
+        super::element::f16_to_f32(self)
     }
     #[inline(always)]
     fn down(v: f32) -> f16 {
-        f16::from_f32(v)
+        super::element::f16_from_f32(v)
     }
 }
 impl Compute for bf16 {
     type Op = f32;
     #[inline(always)]
     fn up(self) -> f32 {
-        self.to_f32()
+        super::element::bf16_to_f32(self)
     }
     #[inline(always)]
     fn down(v: f32) -> bf16 {
-        bf16::from_f32(v)
+        super::element::bf16_from_f32(v)
     }
 }
 

@@ -6,5 +6,6 @@ pub mod copy;
 pub mod dispatch;
 pub mod element;
 pub mod elementwise;
+pub mod halfconv;
 pub mod math;
 pub mod run;
