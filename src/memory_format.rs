@@ -87,8 +87,13 @@ pub fn wrong_rank(format: MemoryFormat) -> Error {
 
 /// Walks `order` (fastest first) expecting dense strides, skipping size-1 dims.
 fn dense_in_order(shape: &[usize], strides: &[isize], order: &[usize]) -> bool {
+    dense_in(shape, strides, order.iter().copied())
+}
+
+/// `dense_in_order` over any sequence of dims (no list to build for the default order).
+fn dense_in(shape: &[usize], strides: &[isize], order: impl Iterator<Item = usize>) -> bool {
     let mut expected: isize = 1;
-    for &d in order {
+    for d in order {
         if shape[d] == 1 {
             continue;
         }
@@ -105,8 +110,7 @@ pub fn is_contiguous(shape: &[usize], strides: &[isize]) -> bool {
     if shape.contains(&0) {
         return true;
     }
-    let order: Vec<usize> = (0..shape.len()).rev().collect();
-    dense_in_order(shape, strides, &order)
+    dense_in(shape, strides, (0..shape.len()).rev())
 }
 
 /// `is_contiguous(memory_format=format)`. Channels-last formats have no zero-numel shortcut
@@ -176,7 +180,7 @@ pub fn is_non_overlapping_and_dense(shape: &[usize], strides: &[isize]) -> bool 
     if n == 1 {
         return shape[0] < 2 || strides[0] == 1;
     }
-    let mut perm: Vec<usize> = (0..n).collect();
+    let mut perm: crate::layout::Dims = (0..n).collect();
     // Size < 2 dims go last; the rest ascend by stride (a stable sort, as torch's).
     perm.sort_by(|&a, &b| {
         let (sa, sb) = (shape[a] < 2, shape[b] < 2);

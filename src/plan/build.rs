@@ -215,7 +215,7 @@ impl Builder {
     /// must be writable.
     fn mark_outputs(&mut self) -> Result<()> {
         for i in 0..self.noutputs {
-            let Some(out) = self.ops[i].array.clone() else {
+            let Some(out) = &self.ops[i].array else {
                 continue;
             };
             out.storage().check_writable()?;
@@ -319,18 +319,18 @@ impl Builder {
             return Ok(());
         }
         for i in 0..self.noutputs {
-            let Some(out) = self.ops[i].array.clone() else {
+            let Some(out) = &self.ops[i].array else {
                 continue;
             };
             if out.shape() != self.shape.as_slice() {
                 if self.config.resize_outputs && !self.ops[i].is_read_write {
-                    self.ops[i].will_resize = true;
                     self.trace.line(|| {
                         format!(
                             "mark_resize_outputs: output {i} has shape {} and will be resized",
                             list(out.shape())
                         )
                     });
+                    self.ops[i].will_resize = true;
                     continue;
                 }
                 if !self.config.is_reduction {
@@ -434,11 +434,11 @@ impl Builder {
             if op.target_dtype.is_none() {
                 op.target_dtype = common;
             }
-            let Some(a) = op.array.clone() else { continue };
             let Some(common) = common else { continue };
-            if a.dtype() == common {
+            // (a clone only for the rare operand that needs a temporary)
+            let Some(a) = op.array.as_ref().filter(|a| a.dtype() != common).cloned() else {
                 continue;
-            }
+            };
             if cfg.enforce_safe_casting_to_output
                 && op.is_output
                 && !dtype::can_cast(common, a.dtype())
@@ -504,7 +504,14 @@ impl Builder {
         });
         let Some(setup) = setup else { return Ok(false) };
         self.fast_setup = Some(setup);
-        let last_defined = self.ops.iter().rev().find_map(|op| op.array.clone());
+        let last_defined_strides = match setup {
+            FastSetup::NonOverlappingDense => self
+                .ops
+                .iter()
+                .rev()
+                .find_map(|op| op.array.as_ref().map(|a| a.strides().to_vec())),
+            _ => None,
+        };
         for (i, dtype) in self.outputs_to_allocate()? {
             let out = match setup {
                 FastSetup::Contiguous => new_output(
@@ -520,10 +527,7 @@ impl Builder {
                     dtype,
                 )?,
                 FastSetup::NonOverlappingDense => {
-                    let strides = last_defined
-                        .as_ref()
-                        .map(|a| a.strides().to_vec())
-                        .unwrap_or_default();
+                    let strides = last_defined_strides.clone().unwrap_or_default();
                     new_output(&self.config, &self.shape, &strides, dtype)?
                 }
             };

@@ -67,6 +67,14 @@ fn out_array(out: &Option<Bound<'_, PyArray>>) -> Option<Array> {
 /// (torch would resize it; ferroiter arrays keep their shape).
 fn check_out_shape(out: &Option<Bound<'_, PyArray>>, args: &[&Arg]) -> PyResult<()> {
     let Some(o) = out else { return Ok(()) };
+    let given = o.get().inner.shape();
+    let same_shape = |a: &&Arg| match a {
+        Arg::Array(x) => x.shape() == given,
+        Arg::Scalar(_) => true,
+    };
+    if args.iter().all(same_shape) && args.iter().any(|a| matches!(a, Arg::Array(_))) {
+        return Ok(()); // the common case, without building the broadcast shape
+    }
     let shapes: Vec<Vec<usize>> = args
         .iter()
         .map(|a| match a {
@@ -75,7 +83,6 @@ fn check_out_shape(out: &Option<Bound<'_, PyArray>>, args: &[&Arg]) -> PyResult<
         })
         .collect();
     let shape = crate::shape::broadcast_shapes(&shapes)?;
-    let given = o.get().inner.shape();
     if given != shape.as_slice() {
         return Err(Error::value(format!(
             "ferroiter does not resize out= arrays: out has shape {} but the result has shape {}",
