@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test from a fresh clone: creates .venv, installs the test dependencies (torch
-# included), builds the extension, then runs `cargo test` and `pytest`. Exits non-zero on any
-# failure. FERROITER_NIGHTLY=1 runs the randomized suites with many more examples.
+# included), builds the extension, then runs `cargo test`, stubtest and mypy (the type stubs
+# against the extension), and `pytest`. Exits non-zero on any failure. FERROITER_NIGHTLY=1 runs
+# the randomized suites with many more examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,11 @@ cargo test --quiet
 
 echo "== build the extension"
 maturin develop --release --quiet
+
+echo "== stubtest (python/ferroiter/_ferroiter.pyi against the built extension) and mypy"
+python -m mypy.stubtest ferroiter._ferroiter --mypy-config-file pyproject.toml \
+    --allowlist scripts/stubtest-allowlist.txt
+python -m mypy  # the files and options are in pyproject.toml [tool.mypy]
 
 echo "== pytest"
 python -m pytest tests -p no:cacheprovider

@@ -56,12 +56,13 @@ def tour() -> None:
 
     print("\n5. Type promotion: dim arrays, 0-d arrays and Python scalars in three buckets")
     i32 = fi.zeros((3,), dtype="int32")
-    for label, ops in [
+    promotions: list[tuple[str, tuple[fi.Array | float, ...]]] = [
         ("int32[3] + 0-d int64", (i32, fi.zeros((), dtype="int64"))),
         ("int32[3] + 0-d float64", (i32, fi.zeros((), dtype="float64"))),
         ("int32[3] + 5.5", (i32, 5.5)),
         ("uint8[3] + int8[3]", (fi.zeros((3,), dtype="uint8"), fi.zeros((3,), dtype="int8"))),
-    ]:
+    ]
+    for label, ops in promotions:
         print(f"  result_type({label}) = {fi.result_type(*ops)}")
 
 

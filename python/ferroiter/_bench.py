@@ -51,7 +51,7 @@ def _rows(n: int, side: int) -> list[tuple[str, int, dict[str, Callable[[], obje
     half_out = fi.empty((n,), dtype="float16")
     one_a, one_b = fi.ones((1,)), fi.ones((1,))
     k_a, k_b = fi.ones((1000,)), fi.ones((1000,))
-    rows = [
+    rows: list[tuple[str, int, dict[str, Callable[[], object]]]] = [
         (
             "copy 16M (reference)",
             8 * n,

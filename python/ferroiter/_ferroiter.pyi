@@ -2,13 +2,24 @@
 
 Sizes and strides are in elements unless a name says bytes. A ``dtype`` argument takes
 anything ``numpy.dtype()`` accepts (plus torch dtypes, by name); ``Array.dtype`` is a
-``numpy.dtype``. Checked against the built module with ``python -m mypy.stubtest
-ferroiter._ferroiter``.
+``numpy.dtype``. Checked against the built module by ``scripts/test.sh`` with
+``python -m mypy.stubtest ferroiter._ferroiter --allowlist scripts/stubtest-allowlist.txt``.
 """
 
 from collections.abc import Sequence
 from types import EllipsisType
-from typing import Any, ClassVar, Protocol, SupportsIndex, TypeAlias, final, overload
+from typing import (
+    Any,
+    ClassVar,
+    Final,
+    Literal,
+    Protocol,
+    Self,
+    SupportsIndex,
+    TypeAlias,
+    final,
+    overload,
+)
 
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
@@ -16,6 +27,9 @@ from numpy.typing import DTypeLike, NDArray
 __all__ = [
     "Array",
     "MemoryFormat",
+    "TensorIterator",
+    "TensorIteratorConfig",
+    "GRAIN_SIZE",
     "contiguous_format",
     "channels_last",
     "channels_last_3d",
@@ -37,6 +51,48 @@ __all__ = [
     "result_type",
     "promote_types",
     "can_cast",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "floor_divide",
+    "remainder",
+    "pow",
+    "maximum",
+    "minimum",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "logical_not",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_not",
+    "neg",
+    "abs",
+    "exp",
+    "log",
+    "sqrt",
+    "sin",
+    "cos",
+    "tanh",
+    "sigmoid",
+    "floor",
+    "ceil",
+    "round",
+    "sign",
+    "where",
+    "clamp",
+    "set_num_threads",
+    "get_num_threads",
+    "set_grain_size",
+    "get_grain_size",
 ]
 
 class _TorchDType(Protocol):
@@ -57,10 +113,17 @@ _Scalar: TypeAlias = bool | int | float | complex | np.generic
 _Shape: TypeAlias = SupportsIndex | Sequence[SupportsIndex]
 # One entry of a __getitem__ key.
 _IndexItem: TypeAlias = SupportsIndex | slice | EllipsisType | None
-# What result_type accepts: arrays by their rank, numbers as torch's wrapped scalars.
+# An array operand: an Array, or a numpy array (viewed, not copied).
+_ArrayIn: TypeAlias = Array | np.ndarray[Any, Any]
+# Any operand of an elementwise op: arrays, or numbers as torch's wrapped scalars.
 _Operand: TypeAlias = Array | np.ndarray[Any, Any] | _Scalar
 # A dtype as returned: numpy's, or the name "complex32" (which numpy lacks).
 _DTypeOut: TypeAlias = np.dtype[Any] | str
+# TensorIterator.fast_setup's values.
+_FastSetup: TypeAlias = Literal["contiguous", "channels_last", "non_overlapping_dense"]
+
+#: Elements below which torch (and ferroiter) run a loop on one thread (32768).
+GRAIN_SIZE: Final[int]
 
 @final
 class MemoryFormat:
@@ -187,6 +250,91 @@ class Array:
     def item(self) -> bool | int | float | complex:
         """The only element of a one-element array, as a Python number."""
 
+    # ---- copies ----
+    def contiguous(self, memory_format: MemoryFormat = contiguous_format) -> Array:
+        """``self`` when already contiguous in ``memory_format``, else a copy laid out so."""
+    def clone(self, memory_format: MemoryFormat = preserve_format) -> Array:
+        """A copy (preserve_format keeps dense strides, densifies others in the same order)."""
+    def to(
+        self,
+        dtype: _DTypeArg | None = None,
+        memory_format: MemoryFormat = preserve_format,
+        copy: bool = False,
+    ) -> Array:
+        """``self`` when dtype and format stay (unless ``copy``), else a converted copy."""
+    def copy_(self, src: _Operand) -> Array:
+        """Writes ``src`` (broadcast, converted to this dtype) into ``self``; returns ``self``."""
+    @overload
+    def reshape(self, shape: Sequence[SupportsIndex], /) -> Array:
+        """A view when the strides allow (one ``-1`` inferred), else a contiguous copy."""
+    @overload
+    def reshape(self, *shape: SupportsIndex) -> Array:
+        """A view when the strides allow (one ``-1`` inferred), else a contiguous copy."""
+
+    # ---- operators: Python numbers take part as torch's wrapped numbers ----
+    #: numpy defers to ferroiter, so ``ndarray ⊙ Array`` is an Array.
+    __array_ufunc__: ClassVar[None]
+
+    def __add__(self, other: _Operand, /) -> Array: ...
+    def __radd__(self, other: _Operand, /) -> Array: ...
+    def __iadd__(self, other: _Operand, /) -> Array: ...
+    def __sub__(self, other: _Operand, /) -> Array: ...
+    def __rsub__(self, other: _Operand, /) -> Array: ...
+    def __isub__(self, other: _Operand, /) -> Array: ...
+    def __mul__(self, other: _Operand, /) -> Array: ...
+    def __rmul__(self, other: _Operand, /) -> Array: ...
+    def __imul__(self, other: _Operand, /) -> Array: ...
+    def __truediv__(self, other: _Operand, /) -> Array: ...
+    def __rtruediv__(self, other: _Operand, /) -> Array:
+        """``number / a`` is torch's ``a.reciprocal() * number``."""
+    def __itruediv__(self, other: _Operand, /) -> Array: ...
+    def __floordiv__(self, other: _Operand, /) -> Array: ...
+    def __rfloordiv__(self, other: _Operand, /) -> Array: ...
+    def __ifloordiv__(self, other: _Operand, /) -> Array: ...
+    def __mod__(self, other: _Operand, /) -> Array: ...
+    def __rmod__(self, other: _Operand, /) -> Array: ...
+    def __imod__(self, other: _Operand, /) -> Array: ...
+    def __pow__(self, other: _Operand, modulo: None = None, /) -> Array:
+        """``a ** b``; a three-argument ``pow`` raises TypeError."""
+    def __rpow__(self, other: _Operand, modulo: None = None, /) -> Array: ...
+    # `a **= b` takes no modulus (the slot is binary), which mypy flags against __pow__
+    def __ipow__(self, other: _Operand, /) -> Array: ...  # type: ignore[misc]
+    def __and__(self, other: _Operand, /) -> Array: ...
+    def __rand__(self, other: _Operand, /) -> Array: ...
+    def __iand__(self, other: _Operand, /) -> Array: ...
+    def __or__(self, other: _Operand, /) -> Array: ...
+    def __ror__(self, other: _Operand, /) -> Array: ...
+    def __ior__(self, other: _Operand, /) -> Array: ...
+    def __xor__(self, other: _Operand, /) -> Array: ...
+    def __rxor__(self, other: _Operand, /) -> Array: ...
+    def __ixor__(self, other: _Operand, /) -> Array: ...
+    def __eq__(self, other: _Operand, /) -> Array:  # type: ignore[override]
+        """Elementwise ``==`` (a bool Array, not a bool)."""
+    def __ne__(self, other: _Operand, /) -> Array:  # type: ignore[override]
+        """Elementwise ``!=`` (a bool Array, not a bool)."""
+    #: Unhashable: ``==`` is elementwise.
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __lt__(self, other: _Operand, /) -> Array: ...
+    def __le__(self, other: _Operand, /) -> Array: ...
+    def __gt__(self, other: _Operand, /) -> Array: ...
+    def __ge__(self, other: _Operand, /) -> Array: ...
+    def __neg__(self) -> Array: ...
+    def __pos__(self) -> Array:
+        """``self`` itself."""
+    def __abs__(self) -> Array: ...
+    def abs(self) -> Array:
+        """Elementwise absolute value (``abs(a)``)."""
+    def __invert__(self) -> Array:
+        """Bitwise not; TypeError unless the dtype is integral or bool (torch's rule)."""
+    def __bool__(self) -> bool:
+        """Truth of a one-element array; ValueError for any other size."""
+    def __index__(self) -> int:
+        """A one-element integral array as an index."""
+    def __int__(self) -> int:
+        """The only element as an int."""
+    def __float__(self) -> float:
+        """The only element as a float."""
+
 def from_numpy(ndarray: np.ndarray[Any, Any]) -> Array:
     """A zero-copy view of any numpy array (strides must be whole elements)."""
 
@@ -266,3 +414,261 @@ def promote_types(type1: _DTypeArg, type2: _DTypeArg) -> _DTypeOut:
 
 def can_cast(from_: _DTypeArg, to: _DTypeArg) -> bool:
     """torch's ``can_cast``: no complex→real, float→integral or non-bool→bool."""
+
+# ---- elementwise functions: operands are Arrays, numpy arrays or Python numbers; with
+# ``out=`` the result is written into ``out`` (which must already have the broadcast shape:
+# ferroiter does not resize) and ``out`` itself is returned ----
+
+def add(
+    a: _Operand,
+    b: _Operand,
+    *,
+    alpha: _Scalar | None = None,
+    out: Array | None = None,
+) -> Array:
+    """``a + alpha * b`` (one rounding for floats); ``alpha`` defaults to 1."""
+
+def sub(
+    a: _Operand,
+    b: _Operand,
+    *,
+    alpha: _Scalar | None = None,
+    out: Array | None = None,
+) -> Array:
+    """``a - alpha * b``; ``alpha`` defaults to 1."""
+
+def mul(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a * b``."""
+
+def div(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a / b`` (true division: integers promote to float)."""
+
+def floor_divide(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a // b``, rounding towards minus infinity."""
+
+def remainder(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a % b`` with the sign of ``b`` (Python's rule)."""
+
+def pow(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a ** b``."""
+
+def maximum(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """Elementwise maximum (NaN propagates)."""
+
+def minimum(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """Elementwise minimum (NaN propagates)."""
+
+def eq(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a == b`` as a bool array."""
+
+def ne(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a != b`` as a bool array."""
+
+def lt(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a < b`` as a bool array."""
+
+def le(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a <= b`` as a bool array."""
+
+def gt(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a > b`` as a bool array."""
+
+def ge(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a >= b`` as a bool array."""
+
+def logical_and(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """Truth of ``a and b``, elementwise (bool by default)."""
+
+def logical_or(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """Truth of ``a or b``, elementwise."""
+
+def logical_xor(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """Truth of ``bool(a) != bool(b)``, elementwise."""
+
+def bitwise_and(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a & b`` (integral and bool dtypes)."""
+
+def bitwise_or(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a | b`` (integral and bool dtypes)."""
+
+def bitwise_xor(a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a ^ b`` (integral and bool dtypes)."""
+
+# Unary functions take an array (Array or numpy array), not a Python number.
+
+def neg(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """``-a``."""
+
+def abs(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """``|a|``."""
+
+def exp(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """``e ** a`` (integers promote to float)."""
+
+def log(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """Natural logarithm (integers promote to float)."""
+
+def sqrt(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """Square root (integers promote to float)."""
+
+def sin(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """Sine (integers promote to float)."""
+
+def cos(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """Cosine (integers promote to float)."""
+
+def tanh(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """Hyperbolic tangent (integers promote to float)."""
+
+def sigmoid(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """``1 / (1 + e ** -a)`` (integers promote to float)."""
+
+def floor(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """Round down."""
+
+def ceil(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """Round up."""
+
+def round(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """Round half to even."""
+
+def sign(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """-1, 0 or 1 by the sign of each element."""
+
+def bitwise_not(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """``~a`` (integral and bool dtypes)."""
+
+def logical_not(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """Truth of ``not a``, elementwise."""
+
+def where(condition: _ArrayIn, a: _Operand, b: _Operand, *, out: Array | None = None) -> Array:
+    """``a`` where ``condition`` holds, else ``b`` (all three broadcast together)."""
+
+def clamp(
+    a: _ArrayIn,
+    min: _Operand | None = None,
+    max: _Operand | None = None,
+    *,
+    out: Array | None = None,
+) -> Array:
+    """``a`` limited to ``[min, max]``; bounds may be numbers or arrays, either may be None."""
+
+# ---- threads ----
+
+def set_num_threads(n: int) -> None:
+    """Threads of ferroiter's own pool for parallel loops (ValueError below 1)."""
+
+def get_num_threads() -> int:
+    """Threads of ferroiter's pool."""
+
+def set_grain_size(n: int) -> None:
+    """Elements below which a loop runs on one thread, for every following loop."""
+
+def get_grain_size() -> int:
+    """The grain size in force (``GRAIN_SIZE`` unless set)."""
+
+# ---- the iterator ----
+
+@final
+class TensorIteratorConfig:
+    """torch's ``TensorIteratorConfig``: add outputs first, then inputs, set flags, ``build()``.
+
+    Every method changes the config in place and returns it, so calls may chain. Flags take
+    ``True`` when called without an argument.
+    """
+
+    def __init__(self) -> None: ...
+    def add_output(self, output: _ArrayIn | None = None) -> Self:
+        """Adds an output; None asks the build to allocate it. Outputs come before inputs."""
+    def add_input(self, input: _Operand) -> Self:
+        """Adds an input; a Python number takes part as a wrapped scalar."""
+    def add_const_input(self, input: _Operand) -> Self:
+        """Adds an input the kernel only reads."""
+    def declare_static_dtype(self, dtype: _DTypeArg) -> Self:
+        """Every operand has this dtype; skips type promotion."""
+    def declare_static_shape(self, shape: Sequence[int]) -> Self:
+        """The iteration shape is this one; skips broadcasting."""
+    def resize_outputs(self, value: bool = True) -> Self: ...
+    def check_mem_overlap(self, value: bool = True) -> Self: ...
+    def check_all_same_dtype(self, value: bool = True) -> Self: ...
+    def promote_inputs_to_common_dtype(self, value: bool = True) -> Self: ...
+    def cast_common_dtype_to_outputs(self, value: bool = True) -> Self: ...
+    def enforce_safe_casting_to_output(self, value: bool = True) -> Self: ...
+    def promote_integer_inputs_to_float(self, value: bool = True) -> Self: ...
+    def is_reduction(self, value: bool = True) -> Self: ...
+    def enforce_linear_iteration(self, value: bool = True) -> Self: ...
+    def build(self) -> TensorIterator:
+        """Runs torch's build phases; raises as torch would (ValueError, TypeError)."""
+
+@final
+class TensorIterator:
+    """A built iteration plan (dim 0 is the fastest dim; strides in bytes).
+
+    Made by ``TensorIteratorConfig.build()`` or one of torch's presets below.
+    """
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The iteration shape after reordering and coalescing, fastest dim first."""
+    @property
+    def perm(self) -> list[int]:
+        """The permutation chosen by the stride sort (torch's convention)."""
+    @property
+    def ndim(self) -> int:
+        """The number of dims of ``shape``."""
+    @property
+    def numel(self) -> int:
+        """The number of elements iterated over."""
+    @property
+    def ntensors(self) -> int:
+        """Outputs plus inputs."""
+    @property
+    def noutputs(self) -> int:
+        """The number of outputs (they come first)."""
+    @property
+    def fast_setup(self) -> _FastSetup | None:
+        """Which fast setup the build took, or None when it sorted strides."""
+    @property
+    def common_dtype(self) -> np.dtype[Any] | None:
+        """The computation dtype, when the config asked for one."""
+    def strides(self, i: int) -> tuple[int, ...]:
+        """Operand ``i``'s byte strides, fastest dim first."""
+    def dtype(self, i: int) -> np.dtype[Any]:
+        """Operand ``i``'s dtype inside the kernel."""
+    def output(self, i: int) -> Array:
+        """Output ``i``: the given array, or the one the build allocated."""
+    def loops(
+        self, begin: int = 0, end: int | None = None
+    ) -> list[tuple[list[int], tuple[int, int]]]:
+        """The ``(offsets, (size0, size1))`` 2-D steps of a serial walk over ``[begin, end)``."""
+    def explain(self, num_threads: int | None = None, grain_size: int = 32768) -> str:
+        """A readable trace of every build phase, the inner loop and the split among threads.
+
+        ``num_threads`` defaults to the machine's available parallelism.
+        """
+
+    # ---- torch's presets (``out`` None: allocated by the build) ----
+    @staticmethod
+    def binary_op(out: _ArrayIn | None, a: _Operand, b: _Operand) -> TensorIterator:
+        """torch's ``TensorIterator::binary_op``."""
+    @staticmethod
+    def binary_float_op(out: _ArrayIn | None, a: _Operand, b: _Operand) -> TensorIterator:
+        """``binary_op`` promoting integer inputs to float."""
+    @staticmethod
+    def comparison_op(out: _ArrayIn | None, a: _Operand, b: _Operand) -> TensorIterator:
+        """torch's ``comparison_op`` (a bool output unless one is given)."""
+    @staticmethod
+    def unary_op(out: _ArrayIn | None, a: _ArrayIn) -> TensorIterator:
+        """torch's ``unary_op``."""
+    @staticmethod
+    def unary_float_op(out: _ArrayIn | None, a: _ArrayIn) -> TensorIterator:
+        """``unary_op`` promoting integer inputs to float."""
+    @staticmethod
+    def nullary_op(out: _ArrayIn) -> TensorIterator:
+        """torch's ``nullary_op``: one output, no input."""
+    @staticmethod
+    def reduce_op(out: _ArrayIn, a: _ArrayIn) -> TensorIterator:
+        """torch's ``reduce_op``: ``out`` has size 1 in the reduced dims."""
+    @staticmethod
+    def copy_op(dst: _ArrayIn, src: _ArrayIn) -> TensorIterator:
+        """The iterator of ``dst.copy_(src)``."""
