@@ -296,7 +296,7 @@ impl PyIterator {
     }
     /// A readable trace of every build phase with its numbers, then the inner loop and the
     /// split among threads.
-    #[pyo3(signature = (num_threads=None, grain_size=GRAIN_SIZE))]
+    #[pyo3(signature = (num_threads=None, grain_size=GRAIN_SIZE), text_signature = "(self, num_threads=None, grain_size=32768)")]
     fn explain(
         &self,
         py: Python<'_>,
