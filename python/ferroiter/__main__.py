@@ -89,10 +89,18 @@ def main(argv: list[str]) -> int:
     if command == "bench":
         from ferroiter import _bench
 
+        if "--threads" in argv:
+            at = argv.index("--threads")
+            try:
+                fi.set_num_threads(int(argv[at + 1]))
+            except (IndexError, ValueError):
+                print("--threads expects a positive integer", file=sys.stderr)
+                return 2
         print(_bench.run(quick="--quick" in argv))
         return 0
     print(
-        f"unknown command {command!r}; try: python -m ferroiter tour | bench [--quick]",
+        f"unknown command {command!r}; "
+        "try: python -m ferroiter tour | bench [--quick] [--threads N]",
         file=sys.stderr,
     )
     return 2

@@ -122,6 +122,16 @@ def _rows(n: int, side: int) -> list[tuple[str, int, dict[str, Callable[[], obje
             },
         ),
         (
+            "exp 16M into out (compute-bound)",
+            8 * n,
+            {"ferroiter": lambda: fi.exp(a, out=o), "numpy": lambda: np.exp(a_np, out=o_np)},
+        ),
+        (
+            "sin 16M into out (compute-bound)",
+            8 * n,
+            {"ferroiter": lambda: fi.sin(a, out=o), "numpy": lambda: np.sin(a_np, out=o_np)},
+        ),
+        (
             "a + b, 1 element (us)",
             0,
             {"ferroiter": lambda: one_a + one_b, "numpy": lambda: a_np[:1] + b_np[:1]},
@@ -152,6 +162,8 @@ def _rows(n: int, side: int) -> list[tuple[str, int, dict[str, Callable[[], obje
             lambda: -sqt.t(),
             lambda: at.to(torch.float64),
             lambda: halft.copy_(at),
+            lambda: torch.exp(at, out=ot),
+            lambda: torch.sin(at, out=ot),
             lambda: one_t + one_t,
             lambda: k_t + k_t,
         ]

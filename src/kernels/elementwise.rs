@@ -796,17 +796,25 @@ fn check_unary(op: UnaryOp, dtype: DType) -> Result<()> {
     Err(Error::type_(msg))
 }
 
+/// `out = g(a)` computed in opmath. `g` is a generic (each function its own type, not a `fn`
+/// pointer) so that it inlines into the inner loop and the loop vectorizes.
+fn run_unary_fn<T: Compute>(
+    plan: &TensorIterator,
+    g: impl Fn(T::Op) -> T::Op + Copy + Send + Sync,
+) -> Result<()> {
+    run(plan, move |b| map1::<T, T>(b, move |x| T::down(g(x.up()))))
+}
+
 fn run_unary_ordered<T: Compute>(plan: &TensorIterator, op: UnaryOp) -> Result<()>
 where
     T::Op: Ordered,
 {
-    let f = |g: fn(T::Op) -> T::Op| run(plan, move |b| map1::<T, T>(b, |x| T::down(g(x.up()))));
     match op {
-        UnaryOp::Abs => f(Ordered::abs),
-        UnaryOp::Floor => f(Ordered::floor),
-        UnaryOp::Ceil => f(Ordered::ceil),
-        UnaryOp::Round => f(Ordered::round),
-        _ => f(Ordered::sign),
+        UnaryOp::Abs => run_unary_fn::<T>(plan, Ordered::abs),
+        UnaryOp::Floor => run_unary_fn::<T>(plan, Ordered::floor),
+        UnaryOp::Ceil => run_unary_fn::<T>(plan, Ordered::ceil),
+        UnaryOp::Round => run_unary_fn::<T>(plan, Ordered::round),
+        _ => run_unary_fn::<T>(plan, Ordered::sign),
     }
 }
 
@@ -814,18 +822,17 @@ fn run_transcendental<T: Compute>(plan: &TensorIterator, op: UnaryOp) -> Result<
 where
     T::Op: Transcendental,
 {
-    let f = |g: fn(T::Op) -> T::Op| run(plan, move |b| map1::<T, T>(b, |x| T::down(g(x.up()))));
     match op {
-        UnaryOp::Exp => f(Transcendental::exp),
-        UnaryOp::Log => f(Transcendental::ln),
-        UnaryOp::Sqrt => f(Transcendental::sqrt),
-        UnaryOp::Sin => f(Transcendental::sin),
-        UnaryOp::Cos => f(Transcendental::cos),
-        UnaryOp::Tanh => f(Transcendental::tanh),
-        UnaryOp::Reciprocal => {
-            f(|x| TrueDiv::div(<T::Op as Arith>::from_scalar(Scalar::Int(1)), x))
-        }
-        _ => f(Transcendental::sigmoid),
+        UnaryOp::Exp => run_unary_fn::<T>(plan, Transcendental::exp),
+        UnaryOp::Log => run_unary_fn::<T>(plan, Transcendental::ln),
+        UnaryOp::Sqrt => run_unary_fn::<T>(plan, Transcendental::sqrt),
+        UnaryOp::Sin => run_unary_fn::<T>(plan, Transcendental::sin),
+        UnaryOp::Cos => run_unary_fn::<T>(plan, Transcendental::cos),
+        UnaryOp::Tanh => run_unary_fn::<T>(plan, Transcendental::tanh),
+        UnaryOp::Reciprocal => run_unary_fn::<T>(plan, |x| {
+            TrueDiv::div(<T::Op as Arith>::from_scalar(Scalar::Int(1)), x)
+        }),
+        _ => run_unary_fn::<T>(plan, Transcendental::sigmoid),
     }
 }
 
