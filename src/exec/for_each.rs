@@ -4,7 +4,7 @@
 use super::chunks::Chunks;
 use super::dim_counter::{DimCounter, INLINE_DIMS};
 use super::pool;
-use super::raw::{Block, SendPtr};
+use super::raw::{self, Block, Line, SendPtr};
 use super::tiled::{self, Tiling};
 use crate::error::Result;
 use crate::plan::TensorIterator;
@@ -17,9 +17,19 @@ pub const INLINE_OPERANDS: usize = 4;
 type Dims<T> = SmallVec<[T; INLINE_DIMS]>;
 type PerOperand<T> = SmallVec<[T; INLINE_OPERANDS]>;
 
+/// An operand a tiled walk hands to the kernel through scratch (see [`tiled`]): its element
+/// width, whether it is an output (written back after the kernel), and its lines of scratch.
+#[derive(Debug, Clone)]
+struct Packed {
+    width: usize,
+    output: bool,
+    lines: std::ops::Range<usize>,
+}
+
 /// Everything a walk needs, taken from the plan once and kept inline for small plans (the
 /// serial path allocates nothing): the shape in walk order (at least 2-D, padded with 1), each
-/// operand's base pointer and byte strides, and the tile edges when the walk is tiled.
+/// operand's base pointer and byte strides, the tile edges when the walk is tiled, and the
+/// operands packed in each tile.
 pub(crate) struct Walk {
     shape: Dims<usize>,
     base: PerOperand<SendPtr>,
@@ -29,6 +39,12 @@ pub(crate) struct Walk {
     nops: usize,
     /// Tile edges along walk dims 0 and 1 (`usize::MAX`: untiled, blocks are whole).
     edges: (usize, usize),
+    /// Per operand, how it is packed (`None`: the kernel sees it in place).
+    packed: PerOperand<Option<Packed>>,
+    /// Lines of scratch a packed walk needs per thread (0: nothing is packed).
+    scratch_lines: usize,
+    /// The byte strides the kernel sees along dims 0 and 1 of a packed walk's tiles.
+    packed_strides: (PerOperand<isize>, PerOperand<isize>),
 }
 
 impl Walk {
@@ -39,11 +55,13 @@ impl Walk {
                 .as_ref()
                 .map_or(std::ptr::null_mut(), |a| a.data_ptr() as *mut u8)
         });
+        let widths: PerOperand<usize> = ops.iter().map(|op| op.itemsize()).collect();
         Walk::from_parts(
             plan.shape(),
             bases,
             |d, k| ops[k].stride_bytes.get(d).copied().unwrap_or(0),
             tiling,
+            Some((&widths, plan.noutputs())),
         )
     }
 
@@ -51,11 +69,16 @@ impl Walk {
     /// `stride(d, k)`. A tiling reorders the dims to `[0, tiling.dim, the others]`, so that the
     /// blocks a DimCounter hands out span the tile's two dims; the linear ranges given to
     /// [`Walk::run`] (and the thread split) are then ranges of that order.
+    ///
+    /// `operands` gives each operand's element width and the number of outputs: a tiled walk
+    /// then packs the operands that are not contiguous along dim 0 ([`tiled::is_packed`]).
+    /// Without it nothing is packed (a walk over pointers that are never dereferenced).
     pub(crate) fn from_parts(
         shape: &[usize],
         bases: impl IntoIterator<Item = *mut u8>,
         stride: impl Fn(usize, usize) -> isize,
         tiling: Option<Tiling>,
+        operands: Option<(&[usize], usize)>,
     ) -> Walk {
         let base: PerOperand<SendPtr> = bases.into_iter().map(SendPtr).collect();
         let nops = base.len();
@@ -71,12 +94,38 @@ impl Walk {
         for &d in &order {
             strides.extend((0..nops).map(|k| stride_or_0(d, k)));
         }
+        let edges = tiling.map_or((usize::MAX, usize::MAX), |t| (t.edge0, t.edge1));
+        let mut packed: PerOperand<Option<Packed>> = smallvec![None; nops];
+        let mut scratch_lines = 0;
+        if let (Some(_), Some((widths, noutputs))) = (tiling, operands) {
+            for (k, p) in packed.iter_mut().enumerate() {
+                if tiled::is_packed(strides[k], widths[k]) {
+                    let bytes = raw::packed_bytes(edges.0, edges.1, widths[k]);
+                    let lines = bytes.div_ceil(std::mem::size_of::<Line>());
+                    *p = Some(Packed {
+                        width: widths[k],
+                        output: k < noutputs,
+                        lines: scratch_lines..scratch_lines + lines,
+                    });
+                    scratch_lines += lines;
+                }
+            }
+        }
+        let packed_strides = (0..nops)
+            .map(|k| match &packed[k] {
+                Some(p) => (p.width as isize, (edges.0 * p.width) as isize),
+                None => (strides[k], strides[nops + k]),
+            })
+            .unzip();
         Walk {
             shape: order.iter().map(|&d| size(d)).collect(),
             base,
             strides,
             nops,
-            edges: tiling.map_or((usize::MAX, usize::MAX), |t| (t.edge0, t.edge1)),
+            edges,
+            packed,
+            scratch_lines,
+            packed_strides,
         }
     }
 
@@ -87,6 +136,8 @@ impl Walk {
         let (strides0, strides1) = (&self.strides[..n], &self.strides[n..2 * n]);
         let mut corner: PerOperand<*mut u8> = smallvec![std::ptr::null_mut(); n];
         let mut ptrs = corner.clone();
+        let mut next = corner.clone();
+        let mut scratch = vec![Line::ZERO; self.scratch_lines];
         let mut counter = DimCounter::new(&self.shape, begin, end);
         while !counter.is_done() {
             let (size0, size1) = counter.max_2d_step();
@@ -109,18 +160,74 @@ impl Walk {
                         let offset = i as isize * strides0[k] + j as isize * strides1[k];
                         *p = corner[k].wrapping_offset(offset);
                     }
-                    f(&Block {
+                    // The next tile of this block: along dim 0, else the next row of tiles.
+                    let (next_i, next_j) = if i + tile0 < size0 {
+                        (i + tile0, j)
+                    } else {
+                        (0, j + tile1)
+                    };
+                    if self.scratch_lines > 0 && next_j < size1 {
+                        for (k, p) in next.iter_mut().enumerate() {
+                            let offset =
+                                next_i as isize * strides0[k] + next_j as isize * strides1[k];
+                            *p = corner[k].wrapping_offset(offset);
+                        }
+                        raw::prefetch(&Block {
+                            ptrs: &next,
+                            strides0,
+                            strides1,
+                            size0: self.edges.0.min(size0 - next_i),
+                            size1: self.edges.1.min(size1 - next_j),
+                        });
+                    }
+                    let tile = Block {
                         ptrs: &ptrs,
                         strides0,
                         strides1,
                         size0: tile0,
                         size1: tile1,
-                    });
+                    };
+                    if self.scratch_lines == 0 {
+                        f(&tile);
+                    } else {
+                        self.run_packed(&tile, &mut scratch, f);
+                    }
                     i += tile0;
                 }
                 j += tile1;
             }
             counter.increment((size0, size1));
+        }
+    }
+
+    /// Runs `f` on one tile with the packed operands copied into `scratch`, dim 0 contiguous
+    /// (outputs too, so that a kernel reading its output sees the right values), and the
+    /// packed outputs copied back afterwards.
+    fn run_packed(&self, tile: &Block, scratch: &mut [Line], f: &impl Fn(&Block)) {
+        let ld = self.edges.0;
+        for (k, p) in self.packed.iter().enumerate() {
+            if let Some(p) = p {
+                raw::pack(tile, k, p.width, &mut scratch[p.lines.clone()], ld);
+            }
+        }
+        let base = scratch.as_mut_ptr();
+        let ptrs: PerOperand<*mut u8> = (0..self.nops)
+            .map(|k| match &self.packed[k] {
+                Some(p) => base.wrapping_add(p.lines.start) as *mut u8,
+                None => tile.ptrs[k],
+            })
+            .collect();
+        f(&Block {
+            ptrs: &ptrs,
+            strides0: &self.packed_strides.0,
+            strides1: &self.packed_strides.1,
+            size0: tile.size0,
+            size1: tile.size1,
+        });
+        for (k, p) in self.packed.iter().enumerate() {
+            if let Some(p) = p.as_ref().filter(|p| p.output) {
+                raw::unpack(tile, k, p.width, &scratch[p.lines.clone()], ld);
+            }
         }
     }
 }

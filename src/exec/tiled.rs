@@ -1,14 +1,19 @@
-//! When and how to walk a plan in tiles (cache blocking).
+//! When and how to walk a plan in tiles (cache blocking), and which operands to pack.
 //!
 //! torch's walk runs dim 0 innermost over whole rows. When an operand is fastest along another
 //! dim k — a transpose copy, NCHW <-> NHWC, channels_last + contiguous — each step along dim 0
 //! lands that operand on a new cache line, and by the time the walk comes back along dim k for
 //! the rest of the line it has been evicted: every line is fetched once per element it holds.
 //! The tiled walk reorders the plan's dims to `[0, k, the others]` (so that the blocks span
-//! dims 0 and k, the other dims outside) and cuts each 2-D block into `edge0 × edge1` tiles
-//! short enough along dim 0 that the lines of a row stay in L1 until the walk comes back
-//! along k: every line is then fetched from memory about once. Each tile is an ordinary [`Block`](super::Block), so
-//! the kernels do not change.
+//! dims 0 and k, the other dims outside) and cuts each 2-D block into `edge0 × edge1` tiles.
+//!
+//! In each tile, every operand that is not contiguous along dim 0 (nor broadcast there) is
+//! *packed*: copied into a per-thread scratch tile laid out dim 0 contiguous (a transpose,
+//! through registers for 4- and 8-byte elements), and an output is copied back afterwards.
+//! The kernel then gets an ordinary [`Block`](super::Block) whose operands are all contiguous
+//! along dim 0 (or broadcast), so its vectorized loop runs, and the kernels do not change.
+//! Each packed operand's lines are read (or written) whole, one after another, so that no line
+//! has to survive in L1 between two visits: the edges are bounded by the scratch size only.
 //!
 //! Only the visiting order changes, which is invisible in the results of elementwise plans:
 //! each element is computed once from the same inputs. Plans where the order can show are
@@ -18,21 +23,28 @@
 
 use crate::plan::TensorIterator;
 
-/// L1 data cache assumed: 32 KiB, 8-way, 64-byte lines (current x86 — Intel, AMD Zen — and
-/// most ARM cores): 64 sets.
+/// L1 data cache assumed: 32 KiB (current x86 — Intel, AMD Zen — and most ARM cores have 32
+/// or 48).
 pub const L1_BYTES: usize = 32 * 1024;
-pub const L1_WAYS: usize = 8;
-pub const LINE_BYTES: usize = 64;
-const L1_SETS: usize = L1_BYTES / L1_WAYS / LINE_BYTES;
-/// Longest tile edge along dim 0 (elements): the inner loop is long enough to amortize a row.
-pub const MAX_EDGE0: usize = 256;
-/// Tile edge along the second dim when dim 0 is cut: lines that tiles side by side along dim 0
-/// share (an output row of 8 floats fills half a line) must survive a column of tiles; 64-128
-/// measured alike on a 4096 x 4096 transpose and a (2,1,0) permute of 256^3 (32 was slower).
-pub const EDGE1: usize = 128;
+/// Scratch a thread's packed tiles may take together. Longer runs per row of each operand
+/// help memory more than keeping the scratch in L1 does: on a 4096² transpose copy, NCHW <->
+/// NHWC and channels_last + contiguous (float32, 2-core AMD EPYC), tiles of 32 x 64 / 64 x 64
+/// / 64 x 128 / 128 x 128 ran at about 28 / 30 / 40 / 40% of the contiguous copy.
+pub const SCRATCH_BYTES: usize = 32 * 1024;
+/// Tile edge along dim 0 (elements): the kernel's contiguous rows.
+pub const EDGE0: usize = 64;
+/// Bounds of the tile edge along the second dim (elements), which fills the scratch.
+pub const MIN_EDGE1: usize = 8;
+pub const MAX_EDGE1: usize = 1024;
 /// Plans whose operands together span at most this many bytes are not tiled: all of their
 /// lines fit in L1 in any order, and the 1-element path stays short.
 pub const MIN_TILED_BYTES: usize = L1_BYTES;
+
+/// Whether a tiled walk packs an operand with byte stride `stride0` along dim 0 and elements
+/// of `width` bytes: unless it is contiguous (or broadcast) there already.
+pub fn is_packed(stride0: isize, width: usize) -> bool {
+    stride0 != 0 && stride0 != width as isize
+}
 
 /// A tiled walk: dims 0 and `dim` are the two dims of every tile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,13 +117,9 @@ pub fn decide(plan: &TensorIterator) -> TileDecision {
 /// never asks for tiles. Among several such operands the one stepping farthest along dim 0
 /// picks k.
 ///
-/// Edges. Along dim 0: every operand that steps by at least a line along dim 0 but by less
-/// along k reuses, at the next step along k, the lines it touched along dim 0; they must stay
-/// in L1, which holds at most [`l1_lines_at_stride`] lines of one stride (a power-of-two
-/// stride maps every line to one set: 8 lines for a 4096-float row). So `edge0 = min(size0,
-/// that capacity, MAX_EDGE0)`: measured on a 4096 x 4096 transpose copy, edges 8 / 16 / 32 /
-/// 64 ran at about 3.3 / 2.6 / 1.5 / 1.3 GiB/s. Along k: [`EDGE1`] when dim 0 is cut, else the
-/// whole dim (no tile shares lines with a neighbour along dim 0: the walk is only reordered).
+/// Edges: `edge0 = min(size0, EDGE0)`; `edge1` as long as the packed operands' scratch tiles
+/// fit in [`SCRATCH_BYTES`] together (between [`MIN_EDGE1`] and [`MAX_EDGE1`], at most the
+/// dim): 64 x 128 for one packed float32 operand, longer for a short dim 0 (3 channels).
 pub fn choose(
     shape: &[usize],
     nops: usize,
@@ -144,41 +152,20 @@ pub fn choose(
     let Some((operand, dim, _)) = pick else {
         return TileDecision::Untiled("every operand is fastest along dim 0 (or broadcast there)");
     };
-    let reuses_along_dim = |k: usize| {
-        let (s0, s1) = (stride(0, k).unsigned_abs(), stride(dim, k).unsigned_abs());
-        s0 >= LINE_BYTES && s1 != 0 && s1 < LINE_BYTES
-    };
-    let edge0 = (0..nops)
-        .filter(|&k| reuses_along_dim(k))
-        .map(|k| l1_lines_at_stride(stride(0, k).unsigned_abs()))
-        .fold(shape[0].min(MAX_EDGE0), usize::min)
-        .max(1);
-    let edge1 = if edge0 < shape[0] {
-        shape[dim].min(EDGE1)
-    } else {
-        shape[dim]
-    };
+    let packed_bytes: usize = (0..nops)
+        .filter(|&k| is_packed(stride(0, k), itemsize(k)))
+        .map(&itemsize)
+        .sum();
+    let edge0 = shape[0].min(EDGE0);
+    let edge1 = (SCRATCH_BYTES / (edge0 * packed_bytes.max(1)))
+        .clamp(MIN_EDGE1, MAX_EDGE1)
+        .min(shape[dim]);
     TileDecision::Tiled(Tiling {
         dim,
         operand,
         edge0,
         edge1,
     })
-}
-
-/// How many lines of one byte stride L1 can hold at once: a stride of `m` lines visits
-/// `sets / gcd(sets, m)` of the sets, each `L1_WAYS` deep; strides that are not a whole number
-/// of lines spread over every set.
-pub fn l1_lines_at_stride(stride: usize) -> usize {
-    if stride % LINE_BYTES != 0 {
-        return L1_SETS * L1_WAYS;
-    }
-    let m = stride / LINE_BYTES;
-    let (mut a, mut b) = (L1_SETS, m);
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    L1_SETS / a * L1_WAYS
 }
 
 /// Whether an output's bytes may meet another operand's bytes (byte ranges intersect) without
@@ -227,11 +214,19 @@ pub fn describe(plan: &TensorIterator) -> String {
                 .filter(|&d| d != t.dim)
                 .map(|d| d.to_string())
                 .collect();
+            let packed: Vec<usize> = (0..ops.len())
+                .filter(|&k| is_packed(ops[k].stride_bytes[0], ops[k].itemsize()))
+                .collect();
+            let scratch: usize = packed
+                .iter()
+                .map(|&k| t.edge0 * t.edge1 * ops[k].itemsize())
+                .sum();
             format!(
                 "walk: tiled; operand {} is fastest along dim {} (byte stride {} there, {} along \
                  dim 0), so dims 0 and {} (sizes {} x {}) form the tiles and dims [{}] run \
-                 outside; tiles {} x {} elements (dim-0 edge: the lines L1 ({} KiB, {}-way) \
-                 holds at the strided operands' dim-0 stride, at most {})",
+                 outside; tiles {} x {} elements; operands {:?} (not contiguous along dim 0) \
+                 are packed per tile into dim-0-contiguous scratch ({} bytes per thread, at most \
+                 {}) so that the kernel runs its contiguous loop, outputs copied back",
                 t.operand,
                 t.dim,
                 ops[t.operand].stride_bytes[t.dim],
@@ -242,9 +237,9 @@ pub fn describe(plan: &TensorIterator) -> String {
                 rest.join(", "),
                 t.edge0,
                 t.edge1,
-                L1_BYTES / 1024,
-                L1_WAYS,
-                MAX_EDGE0
+                packed,
+                scratch,
+                SCRATCH_BYTES
             )
         }
     }
@@ -327,6 +322,7 @@ mod tests {
                 bases,
                 |d, k| ops[k][d],
                 (!untiled).then_some(tiling),
+                None,
             );
             let visits = Mutex::new(vec![0u32; numel]);
             let errors = Mutex::new(Vec::<String>::new());
@@ -396,11 +392,164 @@ mod tests {
         }
     }
 
-    #[test]
-    fn l1_capacity_by_stride() {
-        assert_eq!(l1_lines_at_stride(4 * 4096), 8); // power of two: one set
-        assert_eq!(l1_lines_at_stride(12544), 128); // 196 lines: 16 sets
-        assert_eq!(l1_lines_at_stride(12), 512);
+    /// One operand of a packed-walk test: a buffer of `T` laid out over `shape` in dim order
+    /// `order` (fastest first), dims flagged 1 reversed and (inputs only) 0 broadcast.
+    struct Operand<T> {
+        buf: Vec<T>,
+        /// Element strides per dim, and the element offset of index (0, 0, …).
+        strides: Vec<isize>,
+        origin: isize,
+    }
+
+    impl<T: Copy> Operand<T> {
+        fn new(shape: &[usize], order: &[usize], flags: &[u8], fill: impl Fn(usize) -> T) -> Self {
+            let mut strides = vec![0isize; shape.len()];
+            let (mut acc, mut origin) = (1isize, 0isize);
+            for &d in order {
+                if flags[d] == 0 {
+                    continue;
+                }
+                let reach = (shape[d] as isize - 1) * acc;
+                strides[d] = if flags[d] == 1 { -acc } else { acc };
+                if flags[d] == 1 {
+                    origin += reach;
+                }
+                acc *= shape[d] as isize;
+            }
+            Operand {
+                buf: (0..acc as usize).map(fill).collect(),
+                strides,
+                origin,
+            }
+        }
+        fn at(&self, index: &[usize]) -> T {
+            let off: isize = index
+                .iter()
+                .zip(&self.strides)
+                .map(|(&i, &s)| i as isize * s)
+                .sum();
+            self.buf[(self.origin + off) as usize]
+        }
+        fn base(&mut self) -> *mut u8 {
+            self.buf.as_mut_ptr().wrapping_offset(self.origin) as *mut u8
+        }
+    }
+
+    /// A random case for the packed walks: shape, tile, and per operand (out, a, b) a dim
+    /// order and flags (0 broadcast — inputs only —, 1 reversed, else forward).
+    type PackCase = (
+        Vec<usize>,
+        (usize, usize, usize),
+        Vec<(Vec<usize>, Vec<u8>)>,
+    );
+
+    fn pack_case() -> impl Strategy<Value = PackCase> {
+        prop::collection::vec(1usize..18, 2..5)
+            .prop_filter("small", |s| s.iter().product::<usize>() <= 6000)
+            .prop_flat_map(|shape| {
+                let n = shape.len();
+                let layout = |lo: u8| {
+                    (
+                        Just((0..n).collect::<Vec<_>>()).prop_shuffle(),
+                        prop::collection::vec(lo..5, n),
+                    )
+                };
+                (
+                    Just(shape),
+                    (0..n - 1, 1usize..21, 1usize..21),
+                    (layout(1), layout(0), layout(0)).prop_map(|(o, a, b)| vec![o, a, b]),
+                )
+            })
+    }
+
+    /// Runs a copy (out = a) and a binary op (out = a + b, wrapping) of `T` through a packed
+    /// tiled walk and checks every element against a naive loop over the indices.
+    fn check_packed<T: Copy + PartialEq + std::fmt::Debug>(
+        (shape, (dim, edge0, edge1), layouts): &PackCase,
+        make: fn(u64) -> T,
+        add: fn(T, T) -> T,
+        cut: f64,
+    ) -> Result<(), TestCaseError> {
+        let width = std::mem::size_of::<T>();
+        let numel: usize = shape.iter().product();
+        let tiling = Tiling {
+            dim: 1 + dim,
+            operand: 1,
+            edge0: *edge0,
+            edge1: *edge1,
+        };
+        let mut ops: Vec<Operand<T>> = layouts
+            .iter()
+            .enumerate()
+            .map(|(k, (order, flags))| {
+                let seed = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(k as u64 + 1);
+                Operand::new(shape, order, flags, |i| {
+                    make((i as u64 ^ seed).wrapping_mul(0xD134_2543_DE82_EF95))
+                })
+            })
+            .collect();
+        let byte_strides: Vec<Vec<isize>> = ops
+            .iter()
+            .map(|o| o.strides.iter().map(|&s| s * width as isize).collect())
+            .collect();
+        let cut = (numel as f64 * cut) as usize;
+        let walk_over = |ops: &mut [Operand<T>], which: &[usize]| {
+            Walk::from_parts(
+                shape,
+                which.iter().map(|&k| ops[k].base()).collect::<Vec<_>>(),
+                |d, k| byte_strides[which[k]][d],
+                Some(tiling),
+                Some((&vec![width; which.len()], 1)),
+            )
+        };
+        // every multi-index of the shape, fastest first
+        let indices: Vec<Vec<usize>> = (0..numel)
+            .map(|mut l| {
+                shape
+                    .iter()
+                    .map(|&n| {
+                        let i = l % n;
+                        l /= n;
+                        i
+                    })
+                    .collect()
+            })
+            .collect();
+
+        let walk = walk_over(&mut ops, &[0, 1]);
+        let kernel = |b: &crate::exec::Block| crate::exec::raw::copy_bytes(b, width);
+        walk.run(0, cut, &kernel);
+        walk.run(cut, numel, &kernel);
+        for idx in &indices {
+            prop_assert_eq!(ops[0].at(idx), ops[1].at(idx), "copy at {:?}", idx);
+        }
+
+        let walk = walk_over(&mut ops, &[0, 1, 2]);
+        let kernel = |b: &crate::exec::Block| crate::exec::raw::map2::<T, T, T>(b, add);
+        walk.run(0, cut, &kernel);
+        walk.run(cut, numel, &kernel);
+        for idx in &indices {
+            let want = add(ops[1].at(idx), ops[2].at(idx));
+            prop_assert_eq!(ops[0].at(idx), want, "add at {:?}", idx);
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(160))]
+
+        /// Copies and binary ops through packed tiles (any operand transposed, reversed or
+        /// broadcast, the output too) give the naive loop's values, for 1- to 16-byte elements.
+        #[test]
+        fn packed_tiles_compute_the_right_values(case in pack_case(), width in 0usize..5, cut in 0.0f64..1.0) {
+            match width {
+                0 => check_packed(&case, |x| (x >> 56) as u8, u8::wrapping_add, cut)?,
+                1 => check_packed(&case, |x| (x >> 48) as u16, u16::wrapping_add, cut)?,
+                2 => check_packed(&case, |x| (x >> 32) as u32, u32::wrapping_add, cut)?,
+                3 => check_packed(&case, |x| x, u64::wrapping_add, cut)?,
+                _ => check_packed(&case, |x| (x as u128) << 64 | x.rotate_left(7) as u128, u128::wrapping_add, cut)?,
+            }
+        }
     }
 
     fn iota(shape: &[usize]) -> Array {
@@ -430,9 +579,13 @@ mod tests {
         let TileDecision::Tiled(t) = decide(&plan) else {
             panic!("expected tiles: {}", describe(&plan));
         };
-        // input dim-0 stride 4096 bytes: 64 lines, one L1 set, 8 ways
-        assert_eq!((t.dim, t.edge0, t.edge1), (1, 8, EDGE1));
-        assert!(plan.explain(2, 32768).unwrap().contains("tiles 8 x 128"));
+        // one packed float32 operand: 64 x 128 tiles fill the scratch
+        assert_eq!((t.dim, t.edge0, t.edge1), (1, EDGE0, 128));
+        let text = plan.explain(2, 32768).unwrap();
+        assert!(
+            text.contains("tiles 64 x 128") && text.contains("operands [1]"),
+            "{text}"
+        );
         crate::kernels::copy::copy_into(&dst, &src).unwrap();
         let got = dst.to_scalars().unwrap();
         for (idx, v) in got.iter().enumerate() {
