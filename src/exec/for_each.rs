@@ -8,8 +8,8 @@ use super::raw::{self, Block, Line, SendPtr};
 use super::tiled::{self, Tiling};
 use crate::error::Result;
 use crate::plan::TensorIterator;
-use rayon::prelude::*;
 use smallvec::{smallvec, SmallVec};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Operands kept inline (no heap allocation) by a walk: a ternary op's out + 3 inputs.
 pub const INLINE_OPERANDS: usize = 4;
@@ -277,11 +277,25 @@ pub fn for_each(plan: &TensorIterator, grain: usize, f: impl Fn(&Block) + Sync) 
         walk.run(0, numel, &f);
         return Ok(());
     }
-    pool::pool()?.install(|| {
-        (0..chunks.count).into_par_iter().for_each(|t| {
+    // Each chunk runs once, on whichever thread claims it first: the workers are asked to
+    // take chunks 1.., while the calling thread runs chunk 0 and then every chunk no worker
+    // has started yet. A loop is never slower than serial when the workers are slow to wake
+    // (a sleeping pool costs tens of microseconds), and the fixed chunk boundaries keep the
+    // results independent of who ran what.
+    let claimed: SmallVec<[AtomicBool; 8]> =
+        (0..chunks.count).map(|_| AtomicBool::new(false)).collect();
+    let run_chunk = |t: usize| {
+        if !claimed[t].swap(true, Ordering::AcqRel) {
             let (begin, end) = chunks.range(t);
-            walk.run(begin, end, &f)
-        })
+            walk.run(begin, end, &f);
+        }
+    };
+    pool::pool()?.in_place_scope(|scope| {
+        for t in 1..chunks.count {
+            let run_chunk = &run_chunk;
+            scope.spawn(move |_| run_chunk(t));
+        }
+        (0..chunks.count).for_each(run_chunk);
     });
     Ok(())
 }
