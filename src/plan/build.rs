@@ -513,24 +513,14 @@ impl Builder {
             _ => None,
         };
         for (i, dtype) in self.outputs_to_allocate()? {
-            let out = match setup {
-                FastSetup::Contiguous => new_output(
-                    &self.config,
-                    &self.shape,
-                    &format_strides(&self.shape, MemoryFormat::Contiguous)?,
-                    dtype,
-                )?,
-                FastSetup::ChannelsLast => new_output(
-                    &self.config,
-                    &self.shape,
-                    &format_strides(&self.shape, MemoryFormat::ChannelsLast)?,
-                    dtype,
-                )?,
+            let strides: Strides = match setup {
+                FastSetup::Contiguous => format_strides(&self.shape, MemoryFormat::Contiguous)?,
+                FastSetup::ChannelsLast => format_strides(&self.shape, MemoryFormat::ChannelsLast)?,
                 FastSetup::NonOverlappingDense => {
-                    let strides = last_defined_strides.clone().unwrap_or_default();
-                    new_output(&self.config, &self.shape, &strides, dtype)?
+                    Strides::from_vec(last_defined_strides.clone().unwrap_or_default())
                 }
             };
+            let out = new_output(&self.config, &self.shape, &strides, dtype)?;
             self.trace.line(|| {
                 format!(
                     "fast_set_up: output {i} allocated with strides {}",
