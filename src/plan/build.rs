@@ -83,8 +83,7 @@ fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<Tens
         operands.push(op);
     }
     for input in &config.inputs {
-        let mut op = Operand::new(Some(input.array.clone()), false);
-        op.is_const = input.is_const;
+        let mut op = Operand::input(input);
         op.stride_bytes = smallvec::smallvec![dtype.itemsize() as isize];
         operands.push(op);
     }
@@ -157,12 +156,7 @@ impl Builder {
     fn new(config: Arc<TensorIteratorConfig>, tracing: bool) -> Self {
         let mut ops = Operands::new();
         ops.extend(config.outputs.iter().map(|o| Operand::new(o.clone(), true)));
-        for input in &config.inputs {
-            let mut op = Operand::new(Some(input.array.clone()), false);
-            op.is_const = input.is_const;
-            op.is_wrapped_number = input.is_wrapped_number;
-            ops.push(op);
-        }
+        ops.extend(config.inputs.iter().map(Operand::input));
         let mut trace = Trace::new(tracing);
         trace.line(|| "operands (outputs first, then inputs; element strides):".to_string());
         for (i, op) in ops.iter().enumerate() {

@@ -1,5 +1,6 @@
 //! `Operand`: one array taking part in an iteration, with what the build learned about it.
 
+use super::config::Input;
 use crate::dtype::DType;
 use crate::layout::Strides;
 use crate::Array;
@@ -43,6 +44,14 @@ impl Operand {
             is_wrapped_number: false,
             stride_bytes: Strides::new(),
         }
+    }
+
+    /// An input operand as the config describes it.
+    pub(crate) fn input(input: &Input) -> Operand {
+        let mut op = Operand::new(Some(input.array.clone()), false);
+        op.is_const = input.is_const;
+        op.is_wrapped_number = input.is_wrapped_number;
+        op
     }
 
     /// Element size of the dtype the kernel sees.
