@@ -224,6 +224,17 @@ impl Array {
         Ok(out)
     }
 
+    /// torch's default dtype of `arange(start, stop, step)`: int64 when every bound is an
+    /// integer (or bool), else the default float (float32).
+    pub fn arange_default_dtype(start: Scalar, stop: Scalar, step: Scalar) -> DType {
+        let integral = |s: Scalar| matches!(s, Scalar::Int(_) | Scalar::Bool(_));
+        if integral(start) && integral(stop) && integral(step) {
+            DType::I64
+        } else {
+            crate::dtype::DEFAULT_FLOAT
+        }
+    }
+
     /// `arange(start, stop, step)` computed as torch's CPU kernel does. The bounds are checked as
     /// doubles, then converted to the dtype's accumulate type (int64 for integers, double for
     /// float32/float64, float for float16/bfloat16). The length is `ceil((stop − start) / step)`

@@ -241,6 +241,44 @@ pub enum Participant {
     Wrapped(DType),
 }
 
+impl Participant {
+    /// The one constructor: an operand of `dtype` with `ndim` dims, `wrapped` when it is a
+    /// Python number torch wrapped as a 0-d tensor. A wrapped float or complex counts as the
+    /// default dtype of its kind (float32, complex64) whatever width it is stored in.
+    pub fn of(dtype: DType, ndim: usize, wrapped: bool) -> Participant {
+        if wrapped {
+            Participant::Wrapped(match dtype.category() {
+                Category::Floating => DEFAULT_FLOAT,
+                Category::Complex => DEFAULT_COMPLEX,
+                _ => dtype,
+            })
+        } else if ndim == 0 {
+            Participant::ZeroDim(dtype)
+        } else {
+            Participant::Dim(dtype)
+        }
+    }
+
+    /// The dtype this participant brings to the promotion.
+    pub fn dtype(self) -> DType {
+        match self {
+            Participant::Dim(d) | Participant::ZeroDim(d) | Participant::Wrapped(d) => d,
+        }
+    }
+}
+
+/// The dtype of the 0-d tensor torch wraps a Python number of `category` in: the widest of
+/// its kind (bool, int64, float64, complex128), so that the number keeps its value until the
+/// kernel converts it to the common dtype.
+pub fn wrapped_number_dtype(category: Category) -> DType {
+    match category {
+        Category::Bool => DType::Bool,
+        Category::Integral => DType::I64,
+        Category::Floating => DType::F64,
+        Category::Complex => DType::C128,
+    }
+}
+
 /// Folds one bucket with `promote_types`; `None` is torch's Undefined.
 fn promote_opt(acc: Option<DType>, t: DType) -> Option<DType> {
     Some(acc.map_or(t, |a| promote_types(a, t)))

@@ -17,13 +17,14 @@ pub mod scalar;
 pub mod shape;
 pub mod storage;
 pub mod strides;
+pub mod warnings;
 
 #[cfg(feature = "python")]
 mod py;
 
 pub use array::Array;
 pub use dtype::DType;
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use layout::{IndexItem, Layout};
 pub use memory_format::MemoryFormat;
 pub use plan::{TensorIterator, TensorIteratorConfig};

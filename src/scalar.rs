@@ -1,7 +1,7 @@
 //! A single value of any dtype, and torch's conversions between them (float → int truncates,
 //! anything → bool is `!= 0`, narrower ints wrap, half types round through float).
 
-use crate::dtype::DType;
+use crate::dtype::{wrapped_number_dtype, Category, DType, Participant};
 use crate::error::{Error, Result};
 use half::{bf16, f16};
 
@@ -15,14 +15,25 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    /// The dtype a Python scalar of this kind counts as ("wrapped number" rule).
-    pub fn wrapped_dtype(self) -> DType {
+    /// The kind of Python number this is.
+    pub fn category(self) -> Category {
         match self {
-            Scalar::Bool(_) => DType::Bool,
-            Scalar::Int(_) => DType::I64,
-            Scalar::Float(_) => crate::dtype::DEFAULT_FLOAT,
-            Scalar::Complex(..) => crate::dtype::DEFAULT_COMPLEX,
+            Scalar::Bool(_) => Category::Bool,
+            Scalar::Int(_) => Category::Integral,
+            Scalar::Float(_) => Category::Floating,
+            Scalar::Complex(..) => Category::Complex,
         }
+    }
+
+    /// How this number takes part in `result_type` as a Python operand (a wrapped number).
+    pub fn participant(self) -> Participant {
+        Participant::of(wrapped_number_dtype(self.category()), 0, true)
+    }
+
+    /// torch's default dtype for a Python number of this kind (bool, int64, float32,
+    /// complex64): the dtype of `full(shape, value)` and of its wrapped-number bucket.
+    pub fn default_dtype(self) -> DType {
+        self.participant().dtype()
     }
 
     pub fn as_f64(self) -> f64 {
@@ -53,49 +64,48 @@ impl Scalar {
     /// range, except that uint8 lets negative ints down to -255 wrap. (torch's fill kernel
     /// checks float16/bfloat16 values as doubles instead: see `Array::full`.)
     pub fn checked_for(self, dtype: DType) -> Result<Scalar> {
-        let overflow = |name: &str| {
-            Error::value(format!(
-                "value cannot be converted to type {name} without overflow"
-            ))
-        };
-        let real = |name: &str| -> Result<f64> {
+        let type_name = c10_type_name(dtype);
+        let overflow = || Error::Overflow { type_name };
+        // c10: a complex value with a non-zero imaginary part overflows every real type
+        // (bool excepted: it holds anything).
+        let real = || -> Result<f64> {
             match self {
-                Scalar::Complex(_, im) if im != 0.0 => Err(overflow(name)),
+                Scalar::Complex(_, im) if im != 0.0 => Err(overflow()),
                 other => Ok(other.as_f64()),
             }
         };
-        let beyond_f32 = |x: f64| x.is_finite() && x.abs() > f32::MAX as f64;
+        let beyond = |x: f64, max: f64| x.is_finite() && x.abs() > max;
         match dtype {
             DType::Bool | DType::C128 => Ok(self),
-            DType::F64 => real("double").map(|_| self),
+            DType::F64 => real().map(|_| self),
             DType::F32 | DType::F16 | DType::BF16 => {
-                let (name, max) = match dtype {
-                    DType::F32 => ("float", f32::MAX as f64),
-                    DType::F16 => ("c10::Half", f16::MAX.to_f64()),
-                    _ => ("c10::BFloat16", bf16::MAX.to_f64()),
+                let max = match dtype {
+                    DType::F32 => f32::MAX as f64,
+                    DType::F16 => f16::MAX.to_f64(),
+                    _ => bf16::MAX.to_f64(),
                 };
-                match real(name)? {
-                    x if x.is_finite() && x.abs() > max => Err(overflow(name)),
-                    _ => Ok(self),
+                if beyond(real()?, max) {
+                    return Err(overflow());
                 }
+                Ok(self)
             }
             DType::ComplexHalf | DType::C64 => {
                 let (re, im) = match self {
                     Scalar::Complex(re, im) => (re, im),
                     other => (other.as_f64(), 0.0),
                 };
-                if beyond_f32(re) || beyond_f32(im) {
-                    return Err(overflow("c10::complex<float>"));
+                if beyond(re, f32::MAX as f64) || beyond(im, f32::MAX as f64) {
+                    return Err(overflow());
                 }
                 Ok(self)
             }
             DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => {
-                let (name, lo, hi): (&str, i64, i64) = match dtype {
-                    DType::U8 => ("uint8_t", 0, u8::MAX as i64),
-                    DType::I8 => ("int8_t", i8::MIN as i64, i8::MAX as i64),
-                    DType::I16 => ("int16_t", i16::MIN as i64, i16::MAX as i64),
-                    DType::I32 => ("int", i32::MIN as i64, i32::MAX as i64),
-                    _ => ("int64_t", i64::MIN, i64::MAX),
+                let (lo, hi): (i64, i64) = match dtype {
+                    DType::U8 => (0, u8::MAX as i64),
+                    DType::I8 => (i8::MIN as i64, i8::MAX as i64),
+                    DType::I16 => (i16::MIN as i64, i16::MAX as i64),
+                    DType::I32 => (i32::MIN as i64, i32::MAX as i64),
+                    _ => (i64::MIN, i64::MAX),
                 };
                 match self {
                     Scalar::Bool(_) => Ok(self),
@@ -109,15 +119,15 @@ impl Scalar {
                         if fits {
                             Ok(self)
                         } else {
-                            Err(overflow(name))
+                            Err(overflow())
                         }
                     }
                     Scalar::Float(_) | Scalar::Complex(..) => {
-                        let x = real(name)?;
+                        let x = real()?;
                         // compared as doubles, like C++: 2^63 passes for int64 (and becomes
                         // i64::MIN on x86, as in torch)
                         if x.is_nan() || x < lo as f64 || x > hi as f64 {
-                            return Err(overflow(name));
+                            return Err(overflow());
                         }
                         if dtype == DType::I64 && x >= i64::MAX as f64 {
                             return Ok(Scalar::Int(i64::MIN));
@@ -209,6 +219,25 @@ impl Scalar {
             ),
             DType::C128 => Scalar::Complex(f64::from_le_bytes(a8(0)), f64::from_le_bytes(a8(8))),
         }
+    }
+}
+
+/// The C++ type name c10's overflow message uses for a dtype.
+fn c10_type_name(dtype: DType) -> &'static str {
+    match dtype {
+        DType::Bool => "bool",
+        DType::U8 => "uint8_t",
+        DType::I8 => "int8_t",
+        DType::I16 => "int16_t",
+        DType::I32 => "int",
+        DType::I64 => "int64_t",
+        DType::F16 => "c10::Half",
+        DType::BF16 => "c10::BFloat16",
+        DType::F32 => "float",
+        DType::F64 => "double",
+        DType::ComplexHalf => "c10::complex<c10::Half>",
+        DType::C64 => "c10::complex<float>",
+        DType::C128 => "c10::complex<double>",
     }
 }
 

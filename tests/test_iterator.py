@@ -854,16 +854,21 @@ def test_out_resize_with_warning():
     for given_out in (torch.zeros(7), torch.zeros(0), torch.zeros(2, 0), torch.zeros(5, 4)):
         fout, out = share(given_out), twin(given_out)
         numel = out.numel()
-        it = fi.TensorIterator.binary_op(fout, share(a), share(b))
+        with warnings.catch_warnings(record=True) as f_caught:
+            warnings.simplefilter("always")
+            it = fi.TensorIterator.binary_op(fout, share(a), share(b))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             torch.add(a, b, out=out)
         assert any("was resized" in str(w.message) for w in caught) == (numel > 0)
+        assert any("was resized" in str(w.message) for w in f_caught) == (numel > 0)
         assert out.stride() == (60, 1, 15, 3)
         assert (tuple(it.output(0).shape), it.output(0).stride()) == ((2, 3, 4, 5), (60, 1, 15, 3))
         # and when the order is simply reversed: plain contiguous strides
         fout, out = share(given_out), twin(given_out)
-        it = fi.TensorIterator.binary_op(fout, share(b), share(a))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            it = fi.TensorIterator.binary_op(fout, share(b), share(a))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.add(b, a, out=out)

@@ -13,6 +13,7 @@ torch's message (kinds as in op_cases.fi_kind_for).
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 import warnings
 
@@ -21,7 +22,7 @@ import numpy as np
 import pytest
 import torch
 from differential import NAME_OF, NUMPY_OF, TORCH_DTYPES, share, torch_to_numpy
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from op_cases import (
     COMPLEX,
@@ -602,16 +603,112 @@ def test_out_of_the_result_shape(case):
     check_result(f_out, t_out, mode, operands=operands)
 
 
+def _resize_warnings(caught) -> list[str]:
+    """The texts of torch's / ferroiter's out= resize warnings (torch appends the C++ place
+    that raised it, which ferroiter has no reason to imitate)."""
+    texts = [str(w.message) for w in caught if "was resized" in str(w.message)]
+    return [t.split(" (Triggered internally")[0] for t in texts]
+
+
+@st.composite
+def resize_cases(draw):
+    """A function, its operands and an out= of *another* shape than the result's: empty or
+    not, of any dtype and layout (torch resizes it, warning when it had elements)."""
+    name, operands, out = draw(out_cases())
+    shape = draw(st.lists(st.integers(0, 4), max_size=3).map(tuple))
+    assume(shape != out.shape)
+    out = Operand(shape, out.dtype, draw(layouts(shape, allow_expanded=False)), out.seed)
+    return name, operands, out
+
+
+@settings(max_examples=scaled(300))
+@given(resize_cases())
+def test_out_of_another_shape_is_resized(case):
+    """torch's out= policy: an out= of another shape is resized — silently when it has no
+    elements, with torch's deprecation warning otherwise — to the strides a new result would
+    get; the out object itself is returned (re-pointed at fresh memory: views of its old
+    memory keep their values)."""
+    name, operands, out = case
+    built = [build(x) for x in operands]
+    fargs, targs = [b[0] for b in built], [b[1] for b in built]
+    t_out = out.tensor().clone()  # (memory torch owns: it can resize it)
+    f_out, _ = out.build()
+    old_view, old_values = f_out[...], f_out.numpy().copy()
+
+    def call_torch():
+        if len(targs) == 2:
+            return torch_binary(name, *targs, out=t_out)
+        return getattr(torch, name)(*targs, out=t_out)
+
+    with warnings.catch_warnings(record=True) as t_caught:
+        warnings.simplefilter("always")
+        theirs, t_exc = outcome(call_torch)
+    with warnings.catch_warnings(record=True) as f_caught:
+        warnings.simplefilter("always")
+        mine, f_exc = outcome(lambda: getattr(fi, name)(*fargs, out=f_out))
+    if promotes_to_complex32(*targs):
+        return
+    if t_exc is not None:
+        assert_same_raise(f_exc, t_exc)
+        return
+    assert f_exc is None, f"ferroiter raised {f_exc!r}"
+    assert mine is f_out, "out= must be returned as the result"
+    assert _resize_warnings(f_caught) == _resize_warnings(t_caught)
+    assert tuple(f_out.shape) == tuple(t_out.shape)
+    assert f_out.stride() == t_out.stride(), f"strides {f_out.stride()} != {t_out.stride()}"
+    assert old_view.numpy().tobytes() == old_values.tobytes(), "a view of the old out changed"
+    in_dtype = targs[0].dtype if isinstance(targs[0], torch.Tensor) else None
+    mode = mode_for(name, in_dtype)
+    plain = outcome(
+        lambda: torch_binary(name, *targs) if len(targs) == 2 else getattr(torch, name)(*targs)
+    )[0]
+    inexact = plain is not None and (plain.dtype.is_floating_point or plain.dtype.is_complex)
+    if inexact and plain.dtype != t_out.dtype and mode(plain.dtype) != "exact":
+        f_out, t_out = f_out.to(NAME_OF[plain.dtype]), t_out.to(plain.dtype)
+    operands = (name, *targs) if len(targs) == 2 else None
+    check_result(f_out, t_out, mode, operands=operands)
+
+
 @pytest.mark.parametrize("name", ["add", "mul", "eq", "logical_and", "neg", "exp", "abs"])
-def test_out_of_another_shape_is_refused(name):
-    """torch resizes such an out= (with a warning); ferroiter arrays keep their shape."""
+def test_out_resize_examples(name):
+    """The policy on fixed cases: resized to the result's shape (silently when empty), the
+    warning's text torch's, the old memory untouched."""
     x = fi.ones((2, 3), dtype="float32")
-    args = (x,) if name in UNARY else (x, x)
+    tx = torch.ones(2, 3)
+    args, targs = ((x,), (tx,)) if name in UNARY else ((x, x), (tx, tx))
     for shape in [(3,), (0,), (2, 3, 1), (6,), (1, 3), ()]:
-        out = fi.zeros(shape, dtype="float32")
-        with pytest.raises(ValueError, match=r"^ferroiter does not resize out= arrays"):
-            getattr(fi, name)(*args, out=out)
-        assert out.numpy().tolist() == np.zeros(shape).tolist(), "out= was written"
+        out, t_out = fi.zeros(shape, dtype="float32"), torch.zeros(shape)
+        view = out[...]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = getattr(fi, name)(*args, out=out)
+        with warnings.catch_warnings(record=True) as t_caught:
+            warnings.simplefilter("always")
+            getattr(torch, name)(*targs, out=t_out)
+        assert result is out
+        assert _resize_warnings(caught) == _resize_warnings(t_caught)
+        assert (len(_resize_warnings(caught)) == 1) == (math.prod(shape) > 0)
+        assert (tuple(out.shape), out.stride()) == (tuple(t_out.shape), t_out.stride())
+        np.testing.assert_array_equal(out.numpy(), torch_to_numpy(t_out))
+        assert view.numpy().tolist() == np.zeros(shape).tolist(), "the old memory was written"
+
+
+def test_out_overlap_is_checked_before_its_shape():
+    """torch checks an output's internal overlap before anything about its shape."""
+    x = fi.ones((2, 3))
+    for shape in [(3,), (2, 3), (4,)]:
+        expanded = fi.zeros((1,)).expand(*shape)
+        t_expanded = torch.zeros(1).expand(*shape)
+        for fn, tfn in [
+            (lambda o: fi.add(x, 1, out=o), lambda o: torch.add(torch.ones(2, 3), 1, out=o)),
+            (lambda o: fi.neg(x, out=o), lambda o: torch.neg(torch.ones(2, 3), out=o)),
+        ]:
+            with pytest.raises(ValueError) as e:
+                fn(expanded)
+            with pytest.raises(RuntimeError) as t:
+                tfn(t_expanded)
+            assert str(e.value) == str(t.value)
+            assert str(e.value).startswith("unsupported operation: more than one element")
 
 
 # ---- in-place, forward and reflected operators -------------------------------------------------

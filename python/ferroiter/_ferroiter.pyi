@@ -24,76 +24,6 @@ from typing import (
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
-__all__ = [
-    "Array",
-    "MemoryFormat",
-    "TensorIterator",
-    "TensorIteratorConfig",
-    "GRAIN_SIZE",
-    "contiguous_format",
-    "channels_last",
-    "channels_last_3d",
-    "preserve_format",
-    "from_numpy",
-    "empty",
-    "zeros",
-    "ones",
-    "full",
-    "arange",
-    "empty_strided",
-    "empty_like",
-    "zeros_like",
-    "ones_like",
-    "full_like",
-    "broadcast_shapes",
-    "broadcast_to",
-    "broadcast_tensors",
-    "result_type",
-    "promote_types",
-    "can_cast",
-    "add",
-    "sub",
-    "mul",
-    "div",
-    "floor_divide",
-    "remainder",
-    "pow",
-    "maximum",
-    "minimum",
-    "eq",
-    "ne",
-    "lt",
-    "le",
-    "gt",
-    "ge",
-    "logical_and",
-    "logical_or",
-    "logical_xor",
-    "logical_not",
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
-    "bitwise_not",
-    "neg",
-    "abs",
-    "exp",
-    "log",
-    "sqrt",
-    "sin",
-    "cos",
-    "tanh",
-    "sigmoid",
-    "floor",
-    "ceil",
-    "round",
-    "sign",
-    "where",
-    "clamp",
-    "set_num_threads",
-    "get_num_threads",
-    "set_grain_size",
-    "get_grain_size",
-]
 
 class _TorchDType(Protocol):
     """Structurally, a ``torch.dtype`` (accepted by its printed name, ``torch.float32``)."""
@@ -523,6 +453,9 @@ def tanh(a: _ArrayIn, *, out: Array | None = None) -> Array:
 def sigmoid(a: _ArrayIn, *, out: Array | None = None) -> Array:
     """``1 / (1 + e ** -a)`` (integers promote to float)."""
 
+def reciprocal(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """``1 / a`` (integers promote to float)."""
+
 def floor(a: _ArrayIn, *, out: Array | None = None) -> Array:
     """Round down."""
 
@@ -672,3 +605,6 @@ class TensorIterator:
     @staticmethod
     def copy_op(dst: _ArrayIn, src: _ArrayIn) -> TensorIterator:
         """The iterator of ``dst.copy_(src)``."""
+
+def _op_table() -> list[dict[str, Any]]:
+    """The op table's rows (name, arity, preset, kernel, alpha, operators), for the tests."""

@@ -1,11 +1,12 @@
-//! `copy_` with torch's conversions: the same dtype moves bytes; another dtype converts every
-//! element (`Element::cast`: float → int truncates, → bool is `!= 0`, ints wrap).
+//! `copy_` with torch's conversions (the same dtype moves bytes; another dtype converts every
+//! element: `Element::cast`, float → int truncates, → bool is `!= 0`, ints wrap), and the
+//! copies built on it with torch's aliasing rules: `contiguous`, `to`, `clone`, `reshape`.
 
 use super::run::run;
 use crate::error::Result;
 use crate::exec::raw::{copy_bytes, map1};
 use crate::plan::TensorIteratorConfig;
-use crate::{dispatch_all, Array, Error};
+use crate::{dispatch_all, Array, DType, Error, MemoryFormat};
 
 /// `dst.copy_(src)`: `src` broadcasts to `dst`'s shape, dtypes may differ; torch's checks
 /// (shape, internal overlap of `dst`, partial overlap) come from the copy plan.
@@ -25,4 +26,52 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
     }
     let unsupported = || Error::type_(format!("copy_ from {from} to {to} is not supported"));
     dispatch_all!(from, S => dispatch_all!(to, D => run(&plan, |blk| map1::<S, D>(blk, |x| x.cast::<D>())), else Err(unsupported())), else Err(unsupported()))
+}
+
+/// What a conversion gives: the array itself (torch returns `self`: the same tensor object)
+/// or a new array.
+#[derive(Debug, Clone)]
+pub enum Converted {
+    Same,
+    New(Array),
+}
+
+/// A new array like `a` in `format` (preserve: torch's rule) holding `a`'s values as `dtype`
+/// (`clone`, and `to`/`contiguous` when they copy).
+pub fn converted_copy(a: &Array, dtype: Option<DType>, format: MemoryFormat) -> Result<Array> {
+    let out = a.empty_like(dtype, format)?;
+    copy_into(&out, a)?;
+    Ok(out)
+}
+
+/// `a.contiguous(format)`: `a` itself when it is already contiguous in `format`, else a copy
+/// laid out so. (`preserve_format` is refused, as torch refuses it.)
+pub fn contiguous(a: &Array, format: MemoryFormat) -> Result<Converted> {
+    if format == MemoryFormat::Preserve {
+        return Err(Error::value("contiguous() does not take preserve_format"));
+    }
+    if a.layout().is_contiguous(format)? {
+        return Ok(Converted::Same);
+    }
+    Ok(Converted::New(converted_copy(a, None, format)?))
+}
+
+/// `a.to(dtype, memory_format, copy)`: `a` itself when nothing changes (same dtype, and the
+/// format `preserve_format` or the one `a` suggests) unless `copy`, else a converted copy.
+pub fn to(a: &Array, dtype: Option<DType>, format: MemoryFormat, copy: bool) -> Result<Converted> {
+    let dtype = dtype.unwrap_or(a.dtype());
+    let aliases = dtype == a.dtype()
+        && (format == MemoryFormat::Preserve || a.layout().suggest_memory_format(false) == format);
+    if aliases && !copy {
+        return Ok(Converted::Same);
+    }
+    Ok(Converted::New(converted_copy(a, Some(dtype), format)?))
+}
+
+/// `a.reshape(shape)`: a view when the strides allow it, else a contiguous copy viewed.
+pub fn reshape(a: &Array, shape: &[i64]) -> Result<Array> {
+    match a.view(shape) {
+        Ok(v) => Ok(v),
+        Err(_) => converted_copy(a, None, MemoryFormat::Contiguous)?.view(shape),
+    }
 }

@@ -1,11 +1,29 @@
 //! Kernels, generic over the element type: copy/convert, and the elementwise operations.
-//! Each kernel builds a plan with torch's preset for its operation, then runs a typed loop
-//! from `exec::raw` over it.
+//! Each kernel builds a plan with torch's preset for its operation (the op table,
+//! [`table`]), then runs a typed loop from `exec::raw` over it.
+//!
+//! - [`table`]: the op table, one row per elementwise function;
+//! - [`args`]: operands (arrays or Python numbers) and torch's rules for numbers;
+//! - [`binary`], [`pow`], [`unary`], [`ternary`]: the functions, by family;
+//! - [`copy`]: `copy_` and dtype conversion; [`run`]: copy-in / cast-back around a loop;
+//! - [`element`], [`math`], [`halfconv`]: element types and their scalar math;
+//!   [`dispatch`]: the one place a runtime dtype becomes a Rust type.
 
+pub mod args;
+pub mod binary;
 pub mod copy;
 pub mod dispatch;
 pub mod element;
-pub mod elementwise;
 pub mod halfconv;
 pub mod math;
+pub mod pow;
 pub mod run;
+pub mod table;
+pub mod ternary;
+pub mod unary;
+
+pub use args::Arg;
+pub use binary::binary;
+pub use table::{BinaryOp, Preset, UnaryOp};
+pub use ternary::{clamp, where_};
+pub use unary::unary;

@@ -378,11 +378,14 @@ impl Builder {
         {
             for op in self.ops.iter().filter(|op| op.array.is_some()) {
                 if op.target_dtype != common {
-                    return Err(Error::type_(format!(
-                        "Found dtype {} but expected {}",
-                        name(op.target_dtype),
-                        name(common)
-                    )));
+                    return Err(match (op.target_dtype, common) {
+                        (Some(found), Some(expected)) => Error::DTypeMismatch { found, expected },
+                        (found, expected) => Error::type_(format!(
+                            "Found dtype {} but expected {}",
+                            name(found),
+                            name(expected)
+                        )),
+                    });
                 }
             }
         }
@@ -437,11 +440,10 @@ impl Builder {
                 && op.is_output
                 && !dtype::can_cast(common, a.dtype())
             {
-                return Err(Error::type_(format!(
-                    "result type {} can't be cast to the desired output type {}",
-                    common.torch_name(),
-                    a.dtype().torch_name()
-                )));
+                return Err(Error::UnsafeCast {
+                    from: common,
+                    to: a.dtype(),
+                });
             }
             if cfg.cast_common_dtype_to_outputs && op.is_output {
                 // A contiguous temporary of the common dtype, cast back after the kernel.
@@ -749,11 +751,24 @@ impl Builder {
             .collect()
     }
 
-    /// Installs a newly allocated output. When the output computes into a temporary of
-    /// another dtype, the user's array is reallocated alongside with the same layout (torch
-    /// resizes and restrides it to match before casting back).
+    /// Installs a newly allocated output. An output the user gave with another shape is
+    /// resized by torch's `out=` policy (`resize.rs`: the warning when it had elements); when
+    /// it computes into a temporary of another dtype, the user's array is reallocated
+    /// alongside with the same layout (torch resizes and restrides it before casting back).
     fn set_output(&mut self, i: usize, out: Array) -> Result<()> {
+        let tracing = self.trace.enabled();
         let op = &mut self.ops[i];
+        if op.will_resize && !tracing {
+            // (explain() rebuilds the plan with tracing: it warns once, at the real build.)
+            // A structured kernel resizes the user's array, then its iterator the temporary of
+            // the common dtype (made like the user's array, so of its shape): two warnings.
+            let user = op.original.as_ref().or(op.array.as_ref());
+            let temporary = op.array.as_ref().filter(|_| op.original.is_some());
+            let structured = self.config.structured;
+            for array in user.into_iter().chain(temporary.filter(|_| structured)) {
+                super::resize::note_resize(array, out.shape());
+            }
+        }
         if let Some(original) = &op.original {
             if original.shape() != out.shape() {
                 op.original = Some(Array::empty_strided(
@@ -836,19 +851,8 @@ fn same_array(a: &Array, b: &Array) -> bool {
     a.shares_storage(b) && a.layout() == b.layout() && a.dtype() == b.dtype()
 }
 
-/// An input's promotion bucket; a wrapped float/complex counts as the default dtype.
+/// An input's promotion bucket (see `Participant::of`).
 fn participant(op: &Operand) -> Option<Participant> {
     let a = op.array.as_ref()?;
-    let d = a.dtype();
-    Some(if op.is_wrapped_number {
-        Participant::Wrapped(match d.category() {
-            dtype::Category::Floating => dtype::DEFAULT_FLOAT,
-            dtype::Category::Complex => dtype::DEFAULT_COMPLEX,
-            _ => d,
-        })
-    } else if a.ndim() == 0 {
-        Participant::ZeroDim(d)
-    } else {
-        Participant::Dim(d)
-    })
+    Some(Participant::of(a.dtype(), a.ndim(), op.is_wrapped_number))
 }

@@ -29,12 +29,7 @@ impl Input {
     /// A Python number as torch wraps it: a 0-d int64 / float64 / complex128 / bool array that
     /// promotes in the lowest bucket.
     pub fn wrapped(value: crate::Scalar) -> Result<Input> {
-        let dtype = match value {
-            crate::Scalar::Bool(_) => DType::Bool,
-            crate::Scalar::Int(_) => DType::I64,
-            crate::Scalar::Float(_) => DType::F64,
-            crate::Scalar::Complex(..) => DType::C128,
-        };
+        let dtype = crate::dtype::wrapped_number_dtype(value.category());
         let array = Array::full(&[], value, dtype, crate::MemoryFormat::Contiguous)?;
         Ok(Input {
             array,
@@ -69,6 +64,9 @@ pub struct TensorIteratorConfig {
     /// Which operands (outputs first, then inputs) are one object, when the caller knows: see
     /// [`TensorIteratorConfig::declare_operand_identities`].
     pub(crate) operand_ids: Option<Vec<Option<usize>>>,
+    /// torch implements the operation as a structured kernel: see
+    /// [`TensorIteratorConfig::structured`].
+    pub(crate) structured: bool,
     /// The caller runs a kernel that writes every element of the outputs the build allocates
     /// before anything reads them, so their memory need not be zeroed (see `into_kernel_plan`).
     pub(crate) outputs_written_in_full: bool,
@@ -93,6 +91,7 @@ impl Default for TensorIteratorConfig {
             static_dtype: None,
             static_shape: None,
             operand_ids: None,
+            structured: false,
             outputs_written_in_full: false,
         }
     }
@@ -107,6 +106,16 @@ impl TensorIteratorConfig {
     pub fn add_output(&mut self, output: Option<Array>) -> &mut Self {
         self.outputs.push(output);
         self
+    }
+    /// `add_output` with torch's check that outputs come first: an output added after an input
+    /// is refused with torch's text.
+    pub fn try_add_output(&mut self, output: Option<Array>) -> Result<&mut Self> {
+        if !self.inputs.is_empty() {
+            return Err(crate::Error::value(
+                "Keep in mind that you have to add all outputs first before adding any input.",
+            ));
+        }
+        Ok(self.add_output(output))
     }
     pub fn add_input(&mut self, input: Array) -> &mut Self {
         self.inputs.push(Input {
@@ -191,6 +200,14 @@ impl TensorIteratorConfig {
     }
     pub fn allow_cpu_scalars(&mut self, v: bool) -> &mut Self {
         self.allow_cpu_scalars = v;
+        self
+    }
+    /// Marks the config as a torch *structured* kernel's. Such kernels resize a given `out=`
+    /// themselves before their iterator does, so when the iterator then computes into a
+    /// temporary of the common dtype (an `out=` of another dtype) and resizes that too, torch
+    /// gives its resize warning twice (`plan/resize.rs`). Only the warnings differ.
+    pub fn structured(&mut self, v: bool) -> &mut Self {
+        self.structured = v;
         self
     }
     /// Fixes the dtype of undefined outputs (comparisons: bool); turns the same-dtype check off.

@@ -10,12 +10,14 @@ mod config;
 mod iterator;
 mod operand;
 mod overlap;
+mod resize;
 mod trace;
 
 pub use config::{Input, TensorIteratorConfig};
 pub use iterator::{FastSetup, InnerLoop, TensorIterator};
 pub use operand::Operand;
 pub use overlap::{overlap_status, Overlap};
+pub use resize::{resize_output, resize_warning};
 
 #[cfg(test)]
 mod tests;

@@ -7,16 +7,38 @@ use super::PyMemoryFormat;
 use crate::{Array, Scalar};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
+use std::sync::{PoisonError, RwLock};
 
 /// A strided array with torch's layout semantics (sizes and strides in elements).
+///
+/// The object holds a core `Array` (a value: storage, layout, dtype) that an `out=` of another
+/// shape replaces when torch's policy resizes it (`plan/resize.rs`); every other operation
+/// reads it. The lock is only held to copy the value in or out, never across Python calls or
+/// released-GIL work, so it cannot deadlock with the GIL.
 #[pyclass(name = "Array", module = "ferroiter", frozen)]
 pub struct PyArray {
-    pub inner: Array,
+    cell: RwLock<Array>,
 }
 
 impl From<Array> for PyArray {
     fn from(inner: Array) -> Self {
-        PyArray { inner }
+        PyArray {
+            cell: RwLock::new(inner),
+        }
+    }
+}
+
+impl PyArray {
+    /// The core array this object holds now.
+    pub fn array(&self) -> Array {
+        self.cell
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+    /// Re-points this object at another array (a resized `out=`).
+    pub(crate) fn replace(&self, array: Array) {
+        *self.cell.write().unwrap_or_else(PoisonError::into_inner) = array;
     }
 }
 
@@ -42,25 +64,25 @@ fn nested_list<'py>(
 impl PyArray {
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.inner.shape())
+        PyTuple::new(py, self.array().shape())
     }
     #[getter]
     fn ndim(&self) -> usize {
-        self.inner.ndim()
+        self.array().ndim()
     }
     #[getter]
     fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(dtype_to_numpy(py, self.inner.dtype())?.into_any())
+        Ok(dtype_to_numpy(py, self.array().dtype())?.into_any())
     }
     #[getter]
     fn itemsize(&self) -> usize {
-        self.inner.itemsize()
+        self.array().itemsize()
     }
     fn numel(&self) -> usize {
-        self.inner.numel()
+        self.array().numel()
     }
     fn __len__(&self) -> PyResult<usize> {
-        self.inner
+        self.array()
             .shape()
             .first()
             .copied()
@@ -70,70 +92,71 @@ impl PyArray {
     #[pyo3(signature = (dim=None))]
     fn stride<'py>(&self, py: Python<'py>, dim: Option<i64>) -> PyResult<Bound<'py, PyAny>> {
         match dim {
-            None => Ok(PyTuple::new(py, self.inner.strides())?.into_any()),
+            None => Ok(PyTuple::new(py, self.array().strides())?.into_any()),
             Some(d) => {
+                let a = self.array();
                 // unlike most dims, a 0-d tensor has no dim 0 or -1 here
-                let d = crate::shape::wrap_dim_no_scalar(d, self.inner.ndim())?;
-                Ok(self.inner.strides()[d].into_pyobject(py)?.into_any())
+                let d = crate::shape::wrap_dim_no_scalar(d, a.ndim())?;
+                Ok(a.strides()[d].into_pyobject(py)?.into_any())
             }
         }
     }
     /// Byte strides, like numpy.
     #[getter]
     fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let item = self.inner.itemsize() as isize;
-        PyTuple::new(py, self.inner.strides().iter().map(|s| s * item))
+        let item = self.array().itemsize() as isize;
+        PyTuple::new(py, self.array().strides().iter().map(|s| s * item))
     }
     fn storage_offset(&self) -> isize {
-        self.inner.storage_offset()
+        self.array().storage_offset()
     }
     fn data_ptr(&self) -> usize {
-        self.inner.data_ptr()
+        self.array().data_ptr()
     }
     #[getter]
     fn is_readonly(&self) -> bool {
-        self.inner.is_readonly()
+        self.array().is_readonly()
     }
 
     // ---- predicates ----
 
     #[pyo3(signature = (memory_format=PyMemoryFormat::contiguous_format))]
     fn is_contiguous(&self, memory_format: PyMemoryFormat) -> PyResult<bool> {
-        Ok(self.inner.layout().is_contiguous(memory_format.into())?)
+        Ok(self.array().layout().is_contiguous(memory_format.into())?)
     }
     fn is_non_overlapping_and_dense(&self) -> bool {
-        self.inner.layout().is_non_overlapping_and_dense()
+        self.array().layout().is_non_overlapping_and_dense()
     }
     #[pyo3(signature = (exact_match=false))]
     fn suggest_memory_format(&self, exact_match: bool) -> PyMemoryFormat {
-        self.inner
+        self.array()
             .layout()
             .suggest_memory_format(exact_match)
             .into()
     }
     #[getter]
     fn memory_format(&self) -> PyMemoryFormat {
-        self.inner.layout().suggest_memory_format(false).into()
+        self.array().layout().suggest_memory_format(false).into()
     }
 
     // ---- views ----
 
     #[pyo3(signature = (*dims))]
     fn permute(&self, dims: &Bound<'_, PyTuple>) -> PyResult<PyArray> {
-        Ok(self.inner.permute(&int_args(dims)?)?.into())
+        Ok(self.array().permute(&int_args(dims)?)?.into())
     }
     fn transpose(&self, dim0: i64, dim1: i64) -> PyResult<PyArray> {
-        Ok(self.inner.transpose(dim0, dim1)?.into())
+        Ok(self.array().transpose(dim0, dim1)?.into())
     }
     /// `a.T`: all dims reversed (numpy's meaning).
     #[getter(T)]
     fn t_all(&self) -> PyResult<PyArray> {
-        let dims: Vec<i64> = (0..self.inner.ndim() as i64).rev().collect();
-        Ok(self.inner.permute(&dims)?.into())
+        let dims: Vec<i64> = (0..self.array().ndim() as i64).rev().collect();
+        Ok(self.array().permute(&dims)?.into())
     }
     #[pyo3(signature = (*sizes))]
     fn expand(&self, sizes: &Bound<'_, PyTuple>) -> PyResult<PyArray> {
-        Ok(self.inner.expand(&int_args(sizes)?)?.into())
+        Ok(self.array().expand(&int_args(sizes)?)?.into())
     }
     #[pyo3(signature = (size, stride, storage_offset=None))]
     fn as_strided(
@@ -144,12 +167,12 @@ impl PyArray {
     ) -> PyResult<PyArray> {
         let size = crate::shape::check_sizes(&size)?;
         Ok(self
-            .inner
+            .array()
             .as_strided(&size, &stride, storage_offset)?
             .into())
     }
     fn unsqueeze(&self, dim: i64) -> PyResult<PyArray> {
-        Ok(self.inner.unsqueeze(dim)?.into())
+        Ok(self.array().unsqueeze(dim)?.into())
     }
     #[pyo3(signature = (dim=None))]
     fn squeeze(&self, dim: Option<&Bound<'_, PyAny>>) -> PyResult<PyArray> {
@@ -161,20 +184,20 @@ impl PyArray {
                 Err(_) => d.extract()?,
             }),
         };
-        Ok(self.inner.squeeze(dims.as_deref())?.into())
+        Ok(self.array().squeeze(dims.as_deref())?.into())
     }
     #[pyo3(signature = (*shape))]
     fn view(&self, shape: &Bound<'_, PyTuple>) -> PyResult<PyArray> {
-        Ok(self.inner.view(&int_args(shape)?)?.into())
+        Ok(self.array().view(&int_args(shape)?)?.into())
     }
     /// `expand` with numpy's name (`-1` keeps a size, as in torch.broadcast_to).
     fn broadcast_to(&self, shape: Vec<i64>) -> PyResult<PyArray> {
-        Ok(self.inner.expand(&shape)?.into())
+        Ok(self.array().expand(&shape)?.into())
     }
     fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<PyArray> {
         Ok(match index_key(key)? {
-            IndexKey::Tuple(items) => self.inner.index(&items)?,
-            IndexKey::Bare(item) => self.inner.index_bare(item)?,
+            IndexKey::Tuple(items) => self.array().index(&items)?,
+            IndexKey::Bare(item) => self.array().index_bare(item)?,
         }
         .into())
     }
@@ -209,7 +232,7 @@ impl PyArray {
     ) -> PyResult<Bound<'py, PyAny>> {
         // Negative strides are legal DLPack, but torch's importer aborts the process on them:
         // refuse them here with an error one can act on.
-        if slf.get().inner.strides().iter().any(|&s| s < 0) {
+        if slf.get().array().strides().iter().any(|&s| s < 0) {
             return Err(pyo3::exceptions::PyBufferError::new_err(
                 "__dlpack__ of an array with negative strides is refused (some importers, torch's among them, crash on them); call .contiguous() first",
             ));
@@ -220,18 +243,18 @@ impl PyArray {
         (1, 0) // kDLCPU, device 0
     }
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let values = self.inner.to_scalars()?;
+        let values = self.array().to_scalars()?;
         if values.is_empty() {
-            let rest: Vec<usize> = self.inner.shape().to_vec();
+            let rest: Vec<usize> = self.array().shape().to_vec();
             return empty_nested(py, &rest);
         }
-        nested_list(py, self.inner.shape(), &values)
+        nested_list(py, self.array().shape(), &values)
     }
     fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        scalar_to_py(py, self.inner.item()?)
+        scalar_to_py(py, self.array().item()?)
     }
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        let a = &slf.get().inner;
+        let a = slf.get().array();
         let values = match numpy_bridge::to_numpy(slf) {
             Ok(nd) => nd.repr()?.to_string(),
             Err(_) => "...".to_string(),

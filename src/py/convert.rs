@@ -1,15 +1,51 @@
-//! Argument conversion between Python objects and core values: dtypes (anything
-//! `numpy.dtype()` takes, plus torch dtypes by name), Python scalars, shapes given as varargs or
-//! one sequence, and `__getitem__` keys.
+//! Argument conversion between Python objects and core values: operands (arrays, numpy arrays,
+//! Python numbers), dtypes (anything `numpy.dtype()` takes, plus torch dtypes by name), Python
+//! scalars, shapes given as varargs or one sequence, and `__getitem__` keys.
 
+use super::{numpy_bridge, PyArray};
 use crate::error::Error;
-use crate::{DType, IndexItem, Scalar};
-use numpy::PyArrayDescr;
+use crate::kernels::Arg;
+use crate::{Array, DType, IndexItem, Scalar};
+use numpy::{PyArrayDescr, PyUntypedArray};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{
     PyBool, PyComplex, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple,
 };
+
+/// The one operand converter: an Array, a numpy array (viewed, not copied) or a Python number.
+pub fn arg(obj: &Bound<'_, PyAny>) -> PyResult<Arg> {
+    if let Ok(a) = obj.cast::<PyArray>() {
+        return Ok(Arg::Array(a.get().array()));
+    }
+    if let Ok(nd) = obj.cast::<PyUntypedArray>() {
+        return Ok(Arg::Array(numpy_bridge::from_numpy(nd)?));
+    }
+    match scalar_from_py(obj) {
+        Ok(s) => Ok(Arg::Scalar(s)),
+        Err(_) => Err(Error::type_(format!(
+            "expected a ferroiter.Array, a numpy array or a Python number, got {}",
+            obj.get_type().name()?
+        ))
+        .into()),
+    }
+}
+
+/// An operand that must be an array (numpy arrays are viewed).
+pub fn array_arg(obj: &Bound<'_, PyAny>) -> PyResult<Array> {
+    match arg(obj)? {
+        Arg::Array(a) => Ok(a),
+        Arg::Scalar(_) => Err(Error::type_("expected an array, got a Python number").into()),
+    }
+}
+
+/// An optional dtype argument (`None` and absent are the same).
+pub fn optional_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    match obj {
+        Some(d) if !d.is_none() => Ok(Some(dtype_from_py(d)?)),
+        _ => Ok(None),
+    }
+}
 
 /// Parses a user's dtype: ferroiter names first (cheap), then anything `numpy.dtype()` accepts,
 /// then torch dtypes (`torch.float32`) by their printed name.

@@ -1,6 +1,8 @@
 //! Module-level functions: constructors, shape and type helpers.
 
-use super::convert::{dtype_from_py, dtype_to_numpy, scalar_from_py, shape_from_py};
+use super::convert::{
+    arg, dtype_from_py, dtype_to_numpy, optional_dtype, scalar_from_py, shape_from_py,
+};
 use super::numpy_bridge;
 use super::{PyArray, PyMemoryFormat};
 use crate::dtype::{self, Participant};
@@ -15,13 +17,6 @@ fn dtype_or(obj: Option<&Bound<'_, PyAny>>, default: DType) -> PyResult<DType> {
     match obj {
         Some(d) if !d.is_none() => dtype_from_py(d),
         _ => Ok(default),
-    }
-}
-
-fn dtype_opt(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
-    match obj {
-        Some(d) if !d.is_none() => Ok(Some(dtype_from_py(d)?)),
-        _ => Ok(None),
     }
 }
 
@@ -91,7 +86,7 @@ fn full(
     memory_format: PyMemoryFormat,
 ) -> PyResult<PyArray> {
     let value = scalar_from_py(fill_value)?;
-    let dtype = dtype_or(dtype, value.wrapped_dtype())?;
+    let dtype = dtype_or(dtype, value.default_dtype())?;
     Ok(Array::full(&sizes(shape)?, value, dtype, memory_format.into())?.into())
 }
 
@@ -113,14 +108,7 @@ fn arange(
         Some(s) => scalar_from_py(s)?,
         None => Scalar::Int(1),
     };
-    let all_int = [start, stop, step]
-        .iter()
-        .all(|s| matches!(s, Scalar::Int(_) | Scalar::Bool(_)));
-    let default = if all_int {
-        DType::I64
-    } else {
-        dtype::DEFAULT_FLOAT
-    };
+    let default = Array::arange_default_dtype(start, stop, step);
     Ok(Array::arange(start, stop, step, dtype_or(dtype, default)?)?.into())
 }
 
@@ -146,8 +134,8 @@ fn empty_like(
     dtype: Option<&Bound<'_, PyAny>>,
     memory_format: PyMemoryFormat,
 ) -> PyResult<PyArray> {
-    Ok(a.inner
-        .empty_like(dtype_opt(dtype)?, memory_format.into())?
+    Ok(a.array()
+        .empty_like(optional_dtype(dtype)?, memory_format.into())?
         .into())
 }
 
@@ -168,8 +156,8 @@ fn ones_like(
     dtype: Option<&Bound<'_, PyAny>>,
     memory_format: PyMemoryFormat,
 ) -> PyResult<PyArray> {
-    Ok(a.inner
-        .full_like(Scalar::Int(1), dtype_opt(dtype)?, memory_format.into())?
+    Ok(a.array()
+        .full_like(Scalar::Int(1), optional_dtype(dtype)?, memory_format.into())?
         .into())
 }
 
@@ -181,10 +169,10 @@ fn full_like(
     dtype: Option<&Bound<'_, PyAny>>,
     memory_format: PyMemoryFormat,
 ) -> PyResult<PyArray> {
-    Ok(a.inner
+    Ok(a.array()
         .full_like(
             scalar_from_py(fill_value)?,
-            dtype_opt(dtype)?,
+            optional_dtype(dtype)?,
             memory_format.into(),
         )?
         .into())
@@ -232,36 +220,19 @@ fn broadcast_shapes<'py>(
 /// `broadcast_to(a, shape)`: `a.expand(shape)`, so `-1` keeps a size.
 #[pyfunction]
 fn broadcast_to(a: &PyArray, shape: &Bound<'_, PyAny>) -> PyResult<PyArray> {
-    Ok(a.inner.expand(&shape_from_py(shape)?)?.into())
+    Ok(a.array().expand(&shape_from_py(shape)?)?.into())
 }
 
 #[pyfunction]
 #[pyo3(signature = (*arrays))]
 fn broadcast_tensors(arrays: Vec<PyRef<'_, PyArray>>) -> PyResult<Vec<PyArray>> {
-    let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.inner.shape()).collect();
+    let arrays: Vec<Array> = arrays.iter().map(|a| a.array()).collect();
+    let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.shape()).collect();
     let shape = crate::shape::broadcast_shapes(&shapes)?;
     arrays
         .iter()
-        .map(|a| Ok(a.inner.broadcast_to(&shape)?.into()))
+        .map(|a| Ok(a.broadcast_to(&shape)?.into()))
         .collect()
-}
-
-/// How an operand of `result_type` takes part: arrays by their rank, Python numbers as wrapped
-/// scalars, numpy arrays like arrays.
-fn participant(obj: &Bound<'_, PyAny>) -> PyResult<Participant> {
-    let (dtype, ndim) = if let Ok(a) = obj.cast::<PyArray>() {
-        (a.get().inner.dtype(), a.get().inner.ndim())
-    } else if let Ok(nd) = obj.cast::<PyUntypedArray>() {
-        let a = numpy_bridge::from_numpy(nd)?;
-        (a.dtype(), a.ndim())
-    } else {
-        return Ok(Participant::Wrapped(scalar_from_py(obj)?.wrapped_dtype()));
-    };
-    Ok(if ndim == 0 {
-        Participant::ZeroDim(dtype)
-    } else {
-        Participant::Dim(dtype)
-    })
 }
 
 #[pyfunction]
@@ -272,7 +243,7 @@ fn result_type<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let parts: Vec<Participant> = operands
         .iter()
-        .map(|o| participant(&o))
+        .map(|o| Ok(arg(&o)?.participant()))
         .collect::<PyResult<_>>()?;
     dtype_py(py, dtype::result_type(&parts)?)
 }

@@ -1,47 +1,15 @@
 //! `TensorIteratorConfig` and `TensorIterator` for Python: torch's builder names, each call
 //! changing the config in place and returning it so calls chain.
 
-use super::convert::{dtype_to_numpy, scalar_from_py};
-use super::numpy_bridge;
+use super::convert::{arg, dtype_to_numpy};
+use super::ops::call_core;
 use super::PyArray;
 use crate::exec::chunks::GRAIN_SIZE;
+use crate::kernels::Arg;
 use crate::plan::{FastSetup, Input, TensorIterator, TensorIteratorConfig};
-use crate::{Array, DType, MemoryFormat, Scalar};
-use numpy::PyUntypedArray;
+use crate::Array;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-
-/// An operand from Python: an Array, a numpy array, or a Python number (a wrapped scalar: a
-/// 0-d array of int64 / float64 / complex128 / bool that promotes like torch's).
-fn input_from_py(obj: &Bound<'_, PyAny>, is_const: bool) -> PyResult<Input> {
-    if let Ok(a) = obj.cast::<PyArray>() {
-        return Ok(Input {
-            array: a.get().inner.clone(),
-            is_const,
-            is_wrapped_number: false,
-        });
-    }
-    if let Ok(nd) = obj.cast::<PyUntypedArray>() {
-        return Ok(Input {
-            array: numpy_bridge::from_numpy(nd)?,
-            is_const,
-            is_wrapped_number: false,
-        });
-    }
-    let value = scalar_from_py(obj)?;
-    let dtype = match value {
-        Scalar::Bool(_) => DType::Bool,
-        Scalar::Int(_) => DType::I64,
-        Scalar::Float(_) => DType::F64,
-        Scalar::Complex(..) => DType::C128,
-    };
-    let array = Array::full(&[], value, dtype, MemoryFormat::Contiguous)?;
-    Ok(Input {
-        array,
-        is_const: true,
-        is_wrapped_number: true,
-    })
-}
 
 /// The operands of one config, converted once per Python object, with each one's identity:
 /// torch's `is_same` is tensor identity, and a Python object is the closest thing to a tensor
@@ -52,29 +20,32 @@ fn input_from_py(obj: &Bound<'_, PyAny>, is_const: bool) -> PyResult<Input> {
 struct Operands {
     ids: Vec<Option<usize>>,
     keep: Vec<Py<PyAny>>,
-    converted: Vec<(usize, Input)>,
+    converted: Vec<(usize, Array)>,
 }
 
 impl Operands {
+    /// An operand (an Array, a numpy array or a Python number: a wrapped 0-d array).
     fn input(&mut self, obj: &Bound<'_, PyAny>, is_const: bool) -> PyResult<Input> {
-        let is_array = obj.cast::<PyArray>().is_ok() || obj.cast::<PyUntypedArray>().is_ok();
-        if !is_array {
-            self.ids.push(None);
-            return input_from_py(obj, is_const);
-        }
         let id = obj.as_ptr() as usize;
+        let array = match self.converted.iter().find(|(k, _)| *k == id) {
+            Some((_, seen)) => seen.clone(),
+            None => match arg(obj)? {
+                Arg::Scalar(s) => {
+                    self.ids.push(None);
+                    return Ok(Input::wrapped(s)?);
+                }
+                Arg::Array(a) => {
+                    self.keep.push(obj.clone().unbind());
+                    self.converted.push((id, a.clone()));
+                    a
+                }
+            },
+        };
         self.ids.push(Some(id));
-        if let Some((_, seen)) = self.converted.iter().find(|(k, _)| *k == id) {
-            return Ok(Input {
-                array: seen.array.clone(),
-                is_const,
-                is_wrapped_number: false,
-            });
-        }
-        let input = input_from_py(obj, is_const)?;
-        self.keep.push(obj.clone().unbind());
-        self.converted.push((id, input.clone()));
-        Ok(input)
+        Ok(Input {
+            is_const,
+            ..Input::array(array)
+        })
     }
 
     fn output(&mut self, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Array>> {
@@ -93,6 +64,56 @@ impl Operands {
         config
     }
 }
+
+/// Builds a config with the GIL released.
+fn build(py: Python<'_>, config: TensorIteratorConfig) -> PyResult<PyIterator> {
+    Ok(PyIterator {
+        inner: call_core(py, move || config.build())?,
+    })
+}
+
+/// One of torch's presets over Python operands: `make` gets the converted output and inputs.
+fn preset(
+    py: Python<'_>,
+    out: Option<&Bound<'_, PyAny>>,
+    inputs: &[&Bound<'_, PyAny>],
+    make: impl FnOnce(Option<Array>, Vec<Input>) -> TensorIteratorConfig,
+) -> PyResult<PyIterator> {
+    let mut ops = Operands::default();
+    let out = ops.output(out)?;
+    let inputs = inputs
+        .iter()
+        .map(|obj| ops.input(obj, false))
+        .collect::<PyResult<Vec<_>>>()?;
+    build(py, ops.declare(make(out, inputs)))
+}
+
+/// A config flag setter: sets torch's flag (default `True`) and returns the config.
+macro_rules! flag_setters {
+    ($($flag:ident),* $(,)?) => {
+        #[pymethods]
+        impl PyConfig {
+            $(
+                #[pyo3(signature = (value=true))]
+                fn $flag(mut slf: PyRefMut<'_, Self>, value: bool) -> PyRefMut<'_, Self> {
+                    slf.inner.$flag(value);
+                    slf
+                }
+            )*
+        }
+    };
+}
+flag_setters!(
+    resize_outputs,
+    check_mem_overlap,
+    check_all_same_dtype,
+    promote_inputs_to_common_dtype,
+    cast_common_dtype_to_outputs,
+    enforce_safe_casting_to_output,
+    promote_integer_inputs_to_float,
+    is_reduction,
+    enforce_linear_iteration,
+);
 
 /// torch's `TensorIteratorConfig`: add outputs (first), then inputs, set flags, `build()`.
 #[pyclass(name = "TensorIteratorConfig", module = "ferroiter")]
@@ -116,13 +137,8 @@ impl PyConfig {
         mut slf: PyRefMut<'py, Self>,
         output: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<PyRefMut<'py, Self>> {
-        if slf.inner.ninputs() > 0 {
-            return Err(pyo3::exceptions::PyValueError::new_err(
-                "Keep in mind that you have to add all outputs first before adding any input.",
-            ));
-        }
         let out = slf.operands.output(output)?;
-        slf.inner.add_output(out);
+        slf.inner.try_add_output(out)?;
         Ok(slf)
     }
     fn add_input<'py>(
@@ -153,69 +169,8 @@ impl PyConfig {
         slf.inner.declare_static_shape(&shape);
         slf
     }
-    // Flags: each sets one of torch's config flags (default `True`) and returns the config.
-    #[pyo3(signature = (value=true))]
-    fn resize_outputs(mut slf: PyRefMut<'_, Self>, value: bool) -> PyRefMut<'_, Self> {
-        slf.inner.resize_outputs(value);
-        slf
-    }
-    #[pyo3(signature = (value=true))]
-    fn check_mem_overlap(mut slf: PyRefMut<'_, Self>, value: bool) -> PyRefMut<'_, Self> {
-        slf.inner.check_mem_overlap(value);
-        slf
-    }
-    #[pyo3(signature = (value=true))]
-    fn check_all_same_dtype(mut slf: PyRefMut<'_, Self>, value: bool) -> PyRefMut<'_, Self> {
-        slf.inner.check_all_same_dtype(value);
-        slf
-    }
-    #[pyo3(signature = (value=true))]
-    fn promote_inputs_to_common_dtype(
-        mut slf: PyRefMut<'_, Self>,
-        value: bool,
-    ) -> PyRefMut<'_, Self> {
-        slf.inner.promote_inputs_to_common_dtype(value);
-        slf
-    }
-    #[pyo3(signature = (value=true))]
-    fn cast_common_dtype_to_outputs(
-        mut slf: PyRefMut<'_, Self>,
-        value: bool,
-    ) -> PyRefMut<'_, Self> {
-        slf.inner.cast_common_dtype_to_outputs(value);
-        slf
-    }
-    #[pyo3(signature = (value=true))]
-    fn enforce_safe_casting_to_output(
-        mut slf: PyRefMut<'_, Self>,
-        value: bool,
-    ) -> PyRefMut<'_, Self> {
-        slf.inner.enforce_safe_casting_to_output(value);
-        slf
-    }
-    #[pyo3(signature = (value=true))]
-    fn promote_integer_inputs_to_float(
-        mut slf: PyRefMut<'_, Self>,
-        value: bool,
-    ) -> PyRefMut<'_, Self> {
-        slf.inner.promote_integer_inputs_to_float(value);
-        slf
-    }
-    #[pyo3(signature = (value=true))]
-    fn is_reduction(mut slf: PyRefMut<'_, Self>, value: bool) -> PyRefMut<'_, Self> {
-        slf.inner.is_reduction(value);
-        slf
-    }
-    #[pyo3(signature = (value=true))]
-    fn enforce_linear_iteration(mut slf: PyRefMut<'_, Self>, value: bool) -> PyRefMut<'_, Self> {
-        slf.inner.enforce_linear_iteration(value);
-        slf
-    }
     fn build(&self, py: Python<'_>) -> PyResult<PyIterator> {
-        let config = self.operands.declare(self.inner.clone());
-        Ok(PyIterator {
-            inner: py.detach(move || config.build())?,
-        })
+        build(py, self.operands.declare(self.inner.clone()))
     }
 }
 
@@ -223,12 +178,6 @@ impl PyConfig {
 #[pyclass(name = "TensorIterator", module = "ferroiter", frozen)]
 pub struct PyIterator {
     inner: TensorIterator,
-}
-
-fn build_preset(config: TensorIteratorConfig) -> PyResult<PyIterator> {
-    Ok(PyIterator {
-        inner: config.build()?,
-    })
 }
 
 #[pymethods]
@@ -322,66 +271,100 @@ impl PyIterator {
     #[staticmethod]
     #[pyo3(signature = (out, a, b))]
     fn binary_op(
+        py: Python<'_>,
         out: Option<&Bound<'_, PyAny>>,
         a: &Bound<'_, PyAny>,
         b: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let mut ops = Operands::default();
-        let (out, a, b) = (ops.output(out)?, ops.input(a, false)?, ops.input(b, false)?);
-        build_preset(ops.declare(TensorIteratorConfig::binary_op(out, a, b)))
+        preset(py, out, &[a, b], |out, i| {
+            let [a, b] = two(i);
+            TensorIteratorConfig::binary_op(out, a, b)
+        })
     }
     #[staticmethod]
     #[pyo3(signature = (out, a, b))]
     fn binary_float_op(
+        py: Python<'_>,
         out: Option<&Bound<'_, PyAny>>,
         a: &Bound<'_, PyAny>,
         b: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let mut ops = Operands::default();
-        let (out, a, b) = (ops.output(out)?, ops.input(a, false)?, ops.input(b, false)?);
-        build_preset(ops.declare(TensorIteratorConfig::binary_float_op(out, a, b)))
+        preset(py, out, &[a, b], |out, i| {
+            let [a, b] = two(i);
+            TensorIteratorConfig::binary_float_op(out, a, b)
+        })
     }
     #[staticmethod]
     #[pyo3(signature = (out, a, b))]
     fn comparison_op(
+        py: Python<'_>,
         out: Option<&Bound<'_, PyAny>>,
         a: &Bound<'_, PyAny>,
         b: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let mut ops = Operands::default();
-        let (out, a, b) = (ops.output(out)?, ops.input(a, false)?, ops.input(b, false)?);
-        build_preset(ops.declare(TensorIteratorConfig::comparison_op(out, a, b)))
+        preset(py, out, &[a, b], |out, i| {
+            let [a, b] = two(i);
+            TensorIteratorConfig::comparison_op(out, a, b)
+        })
     }
     #[staticmethod]
     #[pyo3(signature = (out, a))]
-    fn unary_op(out: Option<&Bound<'_, PyAny>>, a: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut ops = Operands::default();
-        let (out, a) = (ops.output(out)?, ops.input(a, false)?.array);
-        build_preset(ops.declare(TensorIteratorConfig::unary_op(out, a)))
+    fn unary_op(
+        py: Python<'_>,
+        out: Option<&Bound<'_, PyAny>>,
+        a: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        preset(py, out, &[a], |out, i| {
+            let [a] = one(i);
+            TensorIteratorConfig::unary_op(out, a.array)
+        })
     }
     #[staticmethod]
     #[pyo3(signature = (out, a))]
-    fn unary_float_op(out: Option<&Bound<'_, PyAny>>, a: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut ops = Operands::default();
-        let (out, a) = (ops.output(out)?, ops.input(a, false)?.array);
-        build_preset(ops.declare(TensorIteratorConfig::unary_float_op(out, a)))
+    fn unary_float_op(
+        py: Python<'_>,
+        out: Option<&Bound<'_, PyAny>>,
+        a: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        preset(py, out, &[a], |out, i| {
+            let [a] = one(i);
+            TensorIteratorConfig::unary_float_op(out, a.array)
+        })
     }
     #[staticmethod]
-    fn nullary_op(out: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut ops = Operands::default();
-        let out = ops.input(out, false)?.array;
-        build_preset(ops.declare(TensorIteratorConfig::nullary_op(out)))
+    fn nullary_op(py: Python<'_>, out: &Bound<'_, PyAny>) -> PyResult<Self> {
+        preset(py, None, &[out], |_, i| {
+            let [out] = one(i);
+            TensorIteratorConfig::nullary_op(out.array)
+        })
     }
     #[staticmethod]
-    fn reduce_op(out: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut ops = Operands::default();
-        let (out, a) = (ops.input(out, false)?.array, ops.input(a, false)?.array);
-        build_preset(ops.declare(TensorIteratorConfig::reduce_op(out, a)))
+    fn reduce_op(py: Python<'_>, out: &Bound<'_, PyAny>, a: &Bound<'_, PyAny>) -> PyResult<Self> {
+        preset(py, None, &[out, a], |_, i| {
+            let [out, a] = two(i);
+            TensorIteratorConfig::reduce_op(out.array, a.array)
+        })
     }
     #[staticmethod]
-    fn copy_op(dst: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut ops = Operands::default();
-        let (dst, src) = (ops.input(dst, false)?.array, ops.input(src, true)?.array);
-        build_preset(ops.declare(TensorIteratorConfig::copy_op(dst, src)))
+    fn copy_op(py: Python<'_>, dst: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> PyResult<Self> {
+        preset(py, None, &[dst, src], |_, i| {
+            let [dst, src] = two(i);
+            TensorIteratorConfig::copy_op(dst.array, src.array)
+        })
     }
+}
+
+/// The converted operands of a one-operand preset (`preset` converts exactly as many as it is
+/// given).
+fn one(inputs: Vec<Input>) -> [Input; 1] {
+    inputs
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("one operand"))
+}
+
+/// The converted operands of a two-operand preset.
+fn two(inputs: Vec<Input>) -> [Input; 2] {
+    inputs
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("two operands"))
 }

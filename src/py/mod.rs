@@ -10,17 +10,21 @@ mod ops;
 
 pub use array::PyArray;
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::MemoryFormat;
-use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
+/// The one place a core error becomes a Python exception: its kind picks the class, its
+/// `Display` (torch's text) is the message.
 impl From<Error> for PyErr {
     fn from(err: Error) -> PyErr {
-        match err {
-            Error::Value(m) => PyValueError::new_err(m),
-            Error::Type(m) => PyTypeError::new_err(m),
-            Error::Index(m) => PyIndexError::new_err(m),
+        let msg = err.to_string();
+        match err.kind() {
+            ErrorKind::Value => PyValueError::new_err(msg),
+            ErrorKind::Type => PyTypeError::new_err(msg),
+            ErrorKind::Index => PyIndexError::new_err(msg),
+            ErrorKind::Memory => PyMemoryError::new_err(msg),
         }
     }
 }
@@ -85,6 +89,10 @@ fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("preserve_format", PyMemoryFormat::preserve_format)?;
     functions::register(m)?;
     ops::register(m)?;
+    // PyO3 keeps an `__all__` as names are added. The package computes its own from the
+    // public names (python/ferroiter/__init__.py), and without one here the stub needs none:
+    // each function is written once in it, where it is defined.
+    m.delattr("__all__")?;
     Ok(())
 }
 mod array_methods;

@@ -71,10 +71,12 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
     )?)
 }
 
-/// `Array.numpy()`: an ndarray over the same memory whose base keeps `owner` alive.
+/// `Array.numpy()`: an ndarray over the same memory. Its base is a new `ferroiter.Array` of
+/// the same view (not `owner` itself, which a resized `out=` may re-point at other memory),
+/// so the storage lives as long as the ndarray.
 pub fn to_numpy<'py>(owner: &Bound<'py, PyArray>) -> PyResult<Bound<'py, PyAny>> {
     let py = owner.py();
-    let array = &owner.get().inner;
+    let array = owner.get().array();
     let descr = dtype_to_numpy(py, array.dtype())?;
     let itemsize = array.itemsize() as isize;
     let mut dims: Vec<npyffi::npy_intp> = array
@@ -109,7 +111,9 @@ pub fn to_numpy<'py>(owner: &Bound<'py, PyArray>) -> PyResult<Bound<'py, PyAny>>
             std::ptr::null_mut(),
         );
         let nd = Bound::from_owned_ptr_or_err(py, raw)?;
-        let base = owner.clone().into_any().into_ptr();
+        let base = Py::new(py, PyArray::from(array.clone()))?
+            .into_any()
+            .into_ptr();
         if PY_ARRAY_API.PyArray_SetBaseObject(py, nd.as_ptr() as *mut npyffi::PyArrayObject, base)
             != 0
         {

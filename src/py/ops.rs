@@ -1,42 +1,33 @@
-//! The elementwise functions and data-moving functions for Python: argument conversion, then
-//! the core call with the GIL released.
+//! The elementwise functions for Python, generated from the op table (`kernels/table.rs`):
+//! one `#[pyfunction]` per row, its registration, and `_op_table()` (the rows, for the
+//! tests). Each function converts its operands, runs the core with the GIL released, turns the
+//! core's warnings into Python warnings and hands back the result (or the `out=` object).
 
-use super::convert::{dtype_from_py, scalar_from_py};
-use super::{numpy_bridge, PyArray, PyMemoryFormat};
-use crate::kernels::elementwise::{self as ew, Arg, BinaryOp, UnaryOp};
-use crate::{Array, Error, Scalar};
-use numpy::PyUntypedArray;
+use super::convert::{arg, array_arg, scalar_from_py};
+use super::PyArray;
+use crate::kernels::{self, Arg, BinaryOp, UnaryOp};
+use crate::{Array, Scalar};
+use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::ffi::CString;
 
-/// An operand: an Array, a numpy array (viewed, not copied) or a Python number.
-pub fn arg(obj: &Bound<'_, PyAny>) -> PyResult<Arg> {
-    if let Ok(a) = obj.cast::<PyArray>() {
-        return Ok(Arg::Array(a.get().inner.clone()));
+/// Runs a core operation with the GIL released, then raises the warnings it recorded (torch's
+/// `TORCH_WARN`, e.g. a resized `out=`) as Python `UserWarning`s.
+pub fn call_core<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> crate::Result<T> + Send,
+) -> PyResult<T> {
+    let result = py.detach(f);
+    for message in crate::warnings::take() {
+        let message = CString::new(message).unwrap_or_default();
+        PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
     }
-    if let Ok(nd) = obj.cast::<PyUntypedArray>() {
-        return Ok(Arg::Array(numpy_bridge::from_numpy(nd)?));
-    }
-    match scalar_from_py(obj) {
-        Ok(s) => Ok(Arg::Scalar(s)),
-        Err(_) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
-            "expected a ferroiter.Array, a numpy array or a Python number, got {}",
-            obj.get_type().name()?
-        ))),
-    }
+    Ok(result?)
 }
 
-/// An operand that must be an array (numpy arrays are viewed).
-pub fn array_arg(obj: &Bound<'_, PyAny>) -> PyResult<Array> {
-    match arg(obj)? {
-        Arg::Array(a) => Ok(a),
-        Arg::Scalar(_) => Err(pyo3::exceptions::PyTypeError::new_err(
-            "expected an array, got a Python number",
-        )),
-    }
-}
-
-/// The result for Python: the `out=` object itself when one was given (its memory now holds
-/// the result), else a new Array.
+/// The result for Python: the `out=` object itself when one was given — re-pointed at the
+/// result when torch's policy resized it (`plan/resize.rs`) — else a new Array.
 pub fn finish(
     py: Python<'_>,
     result: Array,
@@ -44,14 +35,12 @@ pub fn finish(
 ) -> PyResult<Py<PyAny>> {
     match out {
         Some(o) => {
-            let given = &o.get().inner;
-            if given.shape() != result.shape() || !given.shares_storage(&result) {
-                return Err(Error::value(format!(
-                    "ferroiter does not resize out= arrays: out has shape {} but the result has shape {}",
-                    crate::shape::fmt_shape(given.shape()),
-                    crate::shape::fmt_shape(result.shape())
-                ))
-                .into());
+            let given = o.get().array();
+            let same = given.shares_storage(&result)
+                && given.layout() == result.layout()
+                && given.dtype() == result.dtype();
+            if !same {
+                o.get().replace(result);
             }
             Ok(o.into_any().unbind())
         }
@@ -60,38 +49,7 @@ pub fn finish(
 }
 
 fn out_array(out: &Option<Bound<'_, PyArray>>) -> Option<Array> {
-    out.as_ref().map(|o| o.get().inner.clone())
-}
-
-/// Refuses an `out=` whose shape differs from the broadcast shape before any work is done
-/// (torch would resize it; ferroiter arrays keep their shape).
-fn check_out_shape(out: &Option<Bound<'_, PyArray>>, args: &[&Arg]) -> PyResult<()> {
-    let Some(o) = out else { return Ok(()) };
-    let given = o.get().inner.shape();
-    let same_shape = |a: &&Arg| match a {
-        Arg::Array(x) => x.shape() == given,
-        Arg::Scalar(_) => true,
-    };
-    if args.iter().all(same_shape) && args.iter().any(|a| matches!(a, Arg::Array(_))) {
-        return Ok(()); // the common case, without building the broadcast shape
-    }
-    let shapes: Vec<Vec<usize>> = args
-        .iter()
-        .map(|a| match a {
-            Arg::Array(x) => x.shape().to_vec(),
-            Arg::Scalar(_) => vec![],
-        })
-        .collect();
-    let shape = crate::shape::broadcast_shapes(&shapes)?;
-    if given != shape.as_slice() {
-        return Err(Error::value(format!(
-            "ferroiter does not resize out= arrays: out has shape {} but the result has shape {}",
-            crate::shape::fmt_shape(given),
-            crate::shape::fmt_shape(&shape)
-        ))
-        .into());
-    }
-    Ok(())
+    out.as_ref().map(|o| o.get().array())
 }
 
 pub fn binary_py(
@@ -102,10 +60,8 @@ pub fn binary_py(
     alpha: Option<Scalar>,
     out: Option<Bound<'_, PyArray>>,
 ) -> PyResult<Py<PyAny>> {
-    let (a, b) = (arg(a)?, arg(b)?);
-    check_out_shape(&out, &[&a, &b])?;
-    let o = out_array(&out);
-    let result = py.detach(|| ew::binary(op, &a, &b, alpha, o))?;
+    let (a, b, o) = (arg(a)?, arg(b)?, out_array(&out));
+    let result = call_core(py, || kernels::binary(op, &a, &b, alpha, o))?;
     finish(py, result, out)
 }
 
@@ -115,75 +71,69 @@ pub fn unary_py(
     a: &Bound<'_, PyAny>,
     out: Option<Bound<'_, PyArray>>,
 ) -> PyResult<Py<PyAny>> {
-    let a = array_arg(a)?;
-    check_out_shape(&out, &[&Arg::Array(a.clone())])?;
-    let o = out_array(&out);
-    let result = py.detach(|| ew::unary(op, &a, o))?;
+    let (a, o) = (array_arg(a)?, out_array(&out));
+    let result = call_core(py, || kernels::unary(op, &a, o))?;
     finish(py, result, out)
 }
 
-macro_rules! binary_functions {
-    ($($name:ident => $op:ident),* $(,)?) => {$(
+macro_rules! unary_functions {
+    ($(($variant:ident, $name:ident, $kernel:literal, $preset:ident, [$($dunder:ident)?])),* $(,)?) => {
+        $(
+            #[pyfunction]
+            #[pyo3(signature = (a, *, out=None))]
+            fn $name(py: Python<'_>, a: &Bound<'_, PyAny>, out: Option<Bound<'_, PyArray>>) -> PyResult<Py<PyAny>> {
+                unary_py(py, UnaryOp::$variant, a, out)
+            }
+        )*
+        fn register_unary(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $( m.add_function(wrap_pyfunction!($name, m)?)?; )*
+            Ok(())
+        }
+    };
+}
+crate::unary_ops!(unary_functions);
+
+macro_rules! binary_function {
+    (alpha, $variant:ident, $name:ident) => {
+        /// `a ⊙ alpha·b` (one rounding for floats).
+        #[pyfunction]
+        #[pyo3(signature = (a, b, *, alpha=None, out=None))]
+        fn $name(
+            py: Python<'_>,
+            a: &Bound<'_, PyAny>,
+            b: &Bound<'_, PyAny>,
+            alpha: Option<&Bound<'_, PyAny>>,
+            out: Option<Bound<'_, PyArray>>,
+        ) -> PyResult<Py<PyAny>> {
+            let alpha = alpha.map(scalar_from_py).transpose()?;
+            binary_py(py, BinaryOp::$variant, a, b, alpha, out)
+        }
+    };
+    (plain, $variant:ident, $name:ident) => {
         #[pyfunction]
         #[pyo3(signature = (a, b, *, out=None))]
-        fn $name(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, out: Option<Bound<'_, PyArray>>) -> PyResult<Py<PyAny>> {
-            binary_py(py, BinaryOp::$op, a, b, None, out)
+        fn $name(
+            py: Python<'_>,
+            a: &Bound<'_, PyAny>,
+            b: &Bound<'_, PyAny>,
+            out: Option<Bound<'_, PyArray>>,
+        ) -> PyResult<Py<PyAny>> {
+            binary_py(py, BinaryOp::$variant, a, b, None, out)
         }
-    )*};
+    };
 }
-binary_functions!(
-    mul => Mul, div => Div, floor_divide => FloorDivide, remainder => Remainder, pow => Pow,
-    maximum => Maximum, minimum => Minimum, eq => Eq, ne => Ne, lt => Lt, le => Le, gt => Gt, ge => Ge,
-    logical_and => LogicalAnd, logical_or => LogicalOr, logical_xor => LogicalXor,
-    bitwise_and => BitwiseAnd, bitwise_or => BitwiseOr, bitwise_xor => BitwiseXor,
-);
 
-macro_rules! unary_functions {
-    ($($name:ident => $op:ident),* $(,)?) => {$(
-        #[pyfunction]
-        #[pyo3(signature = (a, *, out=None))]
-        fn $name(py: Python<'_>, a: &Bound<'_, PyAny>, out: Option<Bound<'_, PyArray>>) -> PyResult<Py<PyAny>> {
-            unary_py(py, UnaryOp::$op, a, out)
+macro_rules! binary_functions {
+    ($(($variant:ident, $name:ident, $kernel:literal, $preset:ident, $alpha:ident, $kind:ident,
+        [$($fwd:ident $rev:ident $how:ident $inplace:ident)?])),* $(,)?) => {
+        $( binary_function!($alpha, $variant, $name); )*
+        fn register_binary(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $( m.add_function(wrap_pyfunction!($name, m)?)?; )*
+            Ok(())
         }
-    )*};
+    };
 }
-unary_functions!(
-    neg => Neg, abs => Abs, exp => Exp, log => Log, sqrt => Sqrt, sin => Sin, cos => Cos, tanh => Tanh,
-    sigmoid => Sigmoid, floor => Floor, ceil => Ceil, round => Round, sign => Sign,
-    bitwise_not => BitwiseNot, logical_not => LogicalNot,
-);
-
-fn alpha_arg(alpha: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
-    Ok(Some(scalar_from_py(alpha)?))
-}
-
-/// `add(a, b, alpha=1)`: `a + alpha·b` (one rounding for floats).
-#[pyfunction]
-#[pyo3(signature = (a, b, *, alpha=None, out=None))]
-fn add(
-    py: Python<'_>,
-    a: &Bound<'_, PyAny>,
-    b: &Bound<'_, PyAny>,
-    alpha: Option<&Bound<'_, PyAny>>,
-    out: Option<Bound<'_, PyArray>>,
-) -> PyResult<Py<PyAny>> {
-    let alpha = alpha.map(alpha_arg).transpose()?.flatten();
-    binary_py(py, BinaryOp::Add, a, b, alpha, out)
-}
-
-/// `sub(a, b, alpha=1)`: `a - alpha·b`.
-#[pyfunction]
-#[pyo3(signature = (a, b, *, alpha=None, out=None))]
-fn sub(
-    py: Python<'_>,
-    a: &Bound<'_, PyAny>,
-    b: &Bound<'_, PyAny>,
-    alpha: Option<&Bound<'_, PyAny>>,
-    out: Option<Bound<'_, PyArray>>,
-) -> PyResult<Py<PyAny>> {
-    let alpha = alpha.map(alpha_arg).transpose()?.flatten();
-    binary_py(py, BinaryOp::Sub, a, b, alpha, out)
-}
+crate::binary_ops!(binary_functions);
 
 /// `where(cond, a, b)`.
 #[pyfunction]
@@ -195,10 +145,8 @@ fn where_py(
     b: &Bound<'_, PyAny>,
     out: Option<Bound<'_, PyArray>>,
 ) -> PyResult<Py<PyAny>> {
-    let (c, a, b) = (array_arg(condition)?, arg(a)?, arg(b)?);
-    check_out_shape(&out, &[&Arg::Array(c.clone()), &a, &b])?;
-    let o = out_array(&out);
-    let result = py.detach(|| ew::where_(&c, &a, &b, o))?;
+    let (c, a, b, o) = (array_arg(condition)?, arg(a)?, arg(b)?, out_array(&out));
+    let result = call_core(py, || kernels::where_(&c, &a, &b, o))?;
     finish(py, result, out)
 }
 
@@ -214,27 +162,16 @@ fn clamp(
 ) -> PyResult<Py<PyAny>> {
     let a = array_arg(a)?;
     let bound = |b: Option<&Bound<'_, PyAny>>| b.filter(|x| !x.is_none()).map(arg).transpose();
-    let (lo, hi) = (bound(min)?, bound(max)?);
-    let mut shapes = vec![Arg::Array(a.clone())];
-    shapes.extend(
-        lo.iter()
-            .chain(hi.iter())
-            .filter(|x| matches!(x, Arg::Array(_)))
-            .cloned(),
-    );
-    check_out_shape(&out, &shapes.iter().collect::<Vec<_>>())?;
-    let o = out_array(&out);
-    let result = py.detach(|| ew::clamp(&a, lo.as_ref(), hi.as_ref(), o))?;
+    let (lo, hi, o) = (bound(min)?, bound(max)?, out_array(&out));
+    let result = call_core(py, || kernels::clamp(&a, lo.as_ref(), hi.as_ref(), o))?;
     finish(py, result, out)
 }
 
 /// `set_num_threads(n)`: threads for parallel loops (ferroiter's own pool).
 #[pyfunction]
 fn set_num_threads(n: i64) -> PyResult<()> {
-    if n < 1 {
-        return Err(Error::value("set_num_threads expects a positive integer").into());
-    }
-    Ok(crate::exec::set_num_threads(n as usize)?)
+    let n = usize::try_from(n).unwrap_or(0);
+    Ok(crate::exec::set_num_threads(n)?)
 }
 
 #[pyfunction]
@@ -246,7 +183,7 @@ fn get_num_threads() -> usize {
 #[pyfunction]
 fn set_grain_size(n: i64) -> PyResult<()> {
     if n < 1 {
-        return Err(Error::value("set_grain_size expects a positive integer").into());
+        return Err(crate::Error::value("set_grain_size expects a positive integer").into());
     }
     crate::kernels::run::set_grain_size(n as usize);
     Ok(())
@@ -257,99 +194,73 @@ fn get_grain_size() -> usize {
     crate::kernels::run::grain_size()
 }
 
-// ---- data movement, used by the Array methods ----
+/// The op table as Python sees it, one dict per elementwise function: `name`, `arity`,
+/// `preset` (torch's iterator preset), `kernel` (torch's kernel name in its messages),
+/// `alpha` (takes `alpha=`), `operators` (the Array dunders computing it). The tests derive
+/// their op lists from it.
+#[pyfunction]
+fn _op_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    let row = |name: &str,
+               arity: usize,
+               preset: &str,
+               kernel: &str,
+               alpha: bool,
+               operators: Vec<&str>|
+     -> PyResult<Bound<'_, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("name", name)?;
+        d.set_item("arity", arity)?;
+        d.set_item("preset", preset)?;
+        d.set_item("kernel", kernel)?;
+        d.set_item("alpha", alpha)?;
+        d.set_item("operators", operators)?;
+        Ok(d)
+    };
+    let mut rows = Vec::new();
+    for op in UnaryOp::ALL {
+        let operators = op.operator().into_iter().collect();
+        rows.push(row(
+            op.name(),
+            1,
+            op.preset().name(),
+            op.kernel_name(),
+            false,
+            operators,
+        )?);
+    }
+    for op in BinaryOp::ALL {
+        rows.push(row(
+            op.name(),
+            2,
+            op.preset().name(),
+            op.kernel_name(),
+            op.has_alpha(),
+            op.operators().to_vec(),
+        )?);
+    }
+    rows.push(row("where", 3, "ternary", "where_cpu", false, vec![])?);
+    rows.push(row("clamp", 3, "clamp", "clamp_cpu", false, vec![])?);
+    Ok(rows)
+}
 
-/// `dst.copy_(src)`.
+/// `dst.copy_(src)` for the Array method: `src` may be a number (filled as `dst`'s dtype).
 pub fn copy_py(py: Python<'_>, dst: &Array, src: &Bound<'_, PyAny>) -> PyResult<()> {
     let src = match arg(src)? {
         Arg::Array(a) => a,
         Arg::Scalar(s) => Array::full(&[], s, dst.dtype(), crate::MemoryFormat::Contiguous)?,
     };
-    let dst = dst.clone();
-    Ok(py.detach(|| crate::kernels::copy::copy_into(&dst, &src))?)
-}
-
-/// A new array like `a` in `format` (preserve: torch's rule) holding `a`'s values as `dtype`.
-pub fn converted_copy(
-    py: Python<'_>,
-    a: &Array,
-    dtype: Option<crate::DType>,
-    format: crate::MemoryFormat,
-) -> PyResult<Array> {
-    let a = a.clone();
-    Ok(py.detach(move || -> crate::Result<Array> {
-        let out = a.empty_like(dtype, format)?;
-        crate::kernels::copy::copy_into(&out, &a)?;
-        Ok(out)
-    })?)
-}
-
-/// The dtype argument of `to()`.
-pub fn optional_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<crate::DType>> {
-    match obj {
-        Some(d) if !d.is_none() => Ok(Some(dtype_from_py(d)?)),
-        _ => Ok(None),
-    }
-}
-
-/// The memory format argument as the core's.
-pub fn format(f: PyMemoryFormat) -> crate::MemoryFormat {
-    f.into()
+    call_core(py, || crate::kernels::copy::copy_into(dst, &src))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    macro_rules! add {
-        ($($f:ident),*) => {$( m.add_function(wrap_pyfunction!($f, m)?)?; )*};
-    }
-    add!(
-        add,
-        sub,
-        mul,
-        div,
-        floor_divide,
-        remainder,
-        pow,
-        maximum,
-        minimum,
-        eq,
-        ne,
-        lt,
-        le,
-        gt,
-        ge
-    );
-    add!(
-        logical_and,
-        logical_or,
-        logical_xor,
-        bitwise_and,
-        bitwise_or,
-        bitwise_xor
-    );
-    add!(
-        neg,
-        abs,
-        exp,
-        log,
-        sqrt,
-        sin,
-        cos,
-        tanh,
-        sigmoid,
-        floor,
-        ceil,
-        round,
-        sign,
-        bitwise_not,
-        logical_not
-    );
-    add!(
-        where_py,
-        clamp,
-        set_num_threads,
-        get_num_threads,
-        set_grain_size,
-        get_grain_size
-    );
+    register_unary(m)?;
+    register_binary(m)?;
+    m.add_function(wrap_pyfunction!(where_py, m)?)?;
+    m.add_function(wrap_pyfunction!(clamp, m)?)?;
+    m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(set_grain_size, m)?)?;
+    m.add_function(wrap_pyfunction!(get_grain_size, m)?)?;
+    m.add_function(wrap_pyfunction!(_op_table, m)?)?;
     Ok(())
 }
