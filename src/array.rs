@@ -1,6 +1,7 @@
 //! `Array`: a dtype, a `Layout` and a shared `Storage`. Constructors allocate with torch's
 //! memory-format strides; views make new layouts over the same storage, each checked once
 //! against the storage bounds so that later raw loops can trust them.
+#![forbid(unsafe_code)]
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};

@@ -1,6 +1,7 @@
 //! One error type for the whole core. Each variant is a *kind* that the Python layer maps to one
 //! exception class (`ValueError`, `TypeError`, `IndexError`); the message is torch's text where
 //! torch has one, so a user comparing with torch sees the same words.
+#![forbid(unsafe_code)]
 
 /// Everything that can go wrong in the core, by kind.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,6 +1,7 @@
 //! Kernels, generic over the element type: copy/convert, and the elementwise operations.
 //! Each kernel builds a plan with torch's preset for its operation, then runs a typed loop
 //! from `exec::raw` over it.
+#![forbid(unsafe_code)]
 
 pub mod copy;
 pub mod dispatch;

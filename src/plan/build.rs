@@ -7,9 +7,10 @@ use super::operand::{Operand, Operands};
 use super::overlap::{assert_no_internal_overlap, assert_no_partial_overlap};
 use super::trace::{list, Trace};
 use super::{FastSetup, TensorIterator};
+use crate::dims::{Dims, Strides};
 use crate::dtype::{self, DType, Participant};
 use crate::error::{Error, Result};
-use crate::layout::{Dims, Layout, Strides};
+use crate::layout::Layout;
 use crate::memory_format::{format_strides, MemoryFormat};
 use crate::shape::{fmt_shape, infer_size};
 use crate::strides::ambiguity_aware_sort;
@@ -74,7 +75,7 @@ fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<Tens
             Some(new_output(
                 config,
                 first.shape(),
-                &crate::memory_format::contiguous_strides(first.shape()),
+                &crate::dims::contiguous_strides(first.shape()),
                 out_dtype,
             )?),
             true,

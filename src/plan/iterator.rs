@@ -4,11 +4,11 @@
 use super::config::TensorIteratorConfig;
 use super::operand::{Operand, Operands};
 use super::trace::list;
+use crate::dims::Dims;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::exec::chunks::chunk_ranges;
 use crate::exec::dim_counter;
-use crate::layout::Dims;
 use crate::Array;
 
 /// torch's `FastSetupType`: the layout every operand already shares, if any.

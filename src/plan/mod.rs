@@ -4,6 +4,7 @@
 //! **Dimension order.** Inside the plan, dim 0 is the *fastest* dim (the one with the smallest
 //! strides after `reorder_dimensions`), as in torch. `perm[k]` is the logical (user-facing)
 //! dim that plan dim `k` comes from. Strides in the plan are in bytes.
+#![forbid(unsafe_code)]
 
 mod build;
 mod config;
