@@ -8,13 +8,15 @@
 
 mod build;
 mod config;
+mod dim_counter;
 mod iterator;
 mod operand;
 mod overlap;
 mod trace;
 
 pub use config::{Input, TensorIteratorConfig};
-pub use iterator::{FastSetup, InnerLoop, TensorIterator};
+pub(crate) use dim_counter::{DimCounter, INLINE_DIMS};
+pub use iterator::{FastSetup, Step, TensorIterator};
 pub use operand::Operand;
 pub use overlap::{overlap_status, Overlap};
 

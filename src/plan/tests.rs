@@ -1,8 +1,8 @@
 //! The seed examples of torch-semantics.md §4-5, and properties of every plan.
 
+use super::dim_counter;
 use super::*;
 use crate::array::element_offsets;
-use crate::exec::dim_counter;
 use crate::{Array, DType, MemoryFormat};
 use proptest::prelude::*;
 
