@@ -32,6 +32,11 @@ pub fn explain(plan: &TensorIterator, threads: usize, grain: usize) -> Result<St
 /// The path the typed loops take on the plan's blocks: [`InnerLoop::of`] on the dim-0 strides
 /// the kernel sees (a tiled walk's packed operands are contiguous there).
 pub fn inner_loop(plan: &TensorIterator) -> InnerLoop {
+    if plan.ndim() == 0 {
+        // No dim 0: the one element runs the strided loop (every walk stride is 0), also
+        // when there is no operand at all.
+        return InnerLoop::Strided;
+    }
     let walk = Walk::new(plan, tiled::decide(plan).tiling());
     let itemsizes: Vec<usize> = plan.operands().iter().map(|op| op.itemsize()).collect();
     InnerLoop::of(walk.kernel_strides0(), &itemsizes, plan.noutputs())

@@ -610,8 +610,9 @@ impl Builder {
         });
     }
 
-    /// should_swap(d0, d1) of reorder_dimensions, with the reason for the trace.
-    fn should_swap(&self, d0: usize, d1: usize) -> (i32, String) {
+    /// should_swap(d0, d1) of reorder_dimensions: +1 swap, -1 keep and stop, 0 ambiguous,
+    /// with the reason, which the trace formats only when it is on.
+    fn should_swap(&self, d0: usize, d1: usize) -> (i32, SwapReason) {
         for (i, op) in self.ops.iter().enumerate() {
             if op.stride_bytes.is_empty() || op.will_resize {
                 continue;
@@ -621,31 +622,23 @@ impl Builder {
             let (e0, e1) = (s0 / item, s1 / item);
             if self.config.is_reduction && op.is_output && ((s0 == 0) != (s1 == 0)) {
                 let r = if s1 == 0 { 1 } else { -1 };
-                return (r, format!("operand {i}: reduced dim first ({e0} vs {e1})"));
+                return (r, SwapReason::ReducedDimFirst(i, e0, e1));
             }
             if s0 == 0 || s1 == 0 {
                 continue;
             }
             if s0 < s1 {
-                return (-1, format!("operand {i}: {e0} < {e1}"));
+                return (-1, SwapReason::Smaller(i, e0, e1));
             }
             if s0 > s1 {
-                return (1, format!("operand {i}: {e0} > {e1}"));
+                return (1, SwapReason::Larger(i, e0, e1));
             }
             if self.shape[d0] > self.shape[d1] {
-                return (
-                    1,
-                    format!(
-                        "operand {i}: equal strides {e0}, size {} > {}",
-                        self.shape[d0], self.shape[d1]
-                    ),
-                );
+                let sizes = (self.shape[d0], self.shape[d1]);
+                return (1, SwapReason::EqualStridesLargerSize(i, e0, sizes));
             }
         }
-        (
-            0,
-            "ambiguous (every operand has a 0 stride or a tie)".to_string(),
-        )
+        (0, SwapReason::Ambiguous)
     }
 
     /// reorder_dimensions: the ambiguity-aware insertion sort that puts the fastest dim first,
@@ -827,6 +820,38 @@ impl Builder {
             common_dtype: self.common_dtype,
             config: self.config.clone(),
             trace: self.trace.into_text(),
+        }
+    }
+}
+
+/// Why `should_swap` decided as it did (operand, element strides, sizes): formatted only for
+/// the trace, so that an untraced build compares strides without building strings.
+#[derive(Debug, Clone, Copy)]
+enum SwapReason {
+    /// A reduction's output: the reduced dim (stride 0) goes first.
+    ReducedDimFirst(usize, isize, isize),
+    Smaller(usize, isize, isize),
+    Larger(usize, isize, isize),
+    /// Equal strides; the first dim is the larger.
+    EqualStridesLargerSize(usize, isize, (usize, usize)),
+    /// Every operand has a 0 stride or a tie.
+    Ambiguous,
+}
+
+impl std::fmt::Display for SwapReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            SwapReason::ReducedDimFirst(i, e0, e1) => {
+                write!(f, "operand {i}: reduced dim first ({e0} vs {e1})")
+            }
+            SwapReason::Smaller(i, e0, e1) => write!(f, "operand {i}: {e0} < {e1}"),
+            SwapReason::Larger(i, e0, e1) => write!(f, "operand {i}: {e0} > {e1}"),
+            SwapReason::EqualStridesLargerSize(i, e, (n0, n1)) => {
+                write!(f, "operand {i}: equal strides {e}, size {n0} > {n1}")
+            }
+            SwapReason::Ambiguous => {
+                write!(f, "ambiguous (every operand has a 0 stride or a tie)")
+            }
         }
     }
 }
