@@ -372,4 +372,89 @@ mod tests {
             check(&a[..5], &b[..5], 2, op);
         }
     }
+
+    /// `map1`, `map2` and `map3` on every mix of operand layouts along dim 0 — output
+    /// contiguous or strided, each input contiguous, broadcast (stride 0) or strided — so that
+    /// each path [`InnerLoop::of`] picks runs, against the naive loop over the indices.
+    #[test]
+    fn every_path_gives_the_naive_values() {
+        const N: usize = 37;
+        const ROWS: usize = 3;
+        let pitch = (2 * N * 4) as isize; // bytes between rows, for every operand
+        let stride = |mode: usize| [0isize, 4, 8][mode];
+        // operand k's value at (i, j): distinct per operand and element
+        let value = |k: usize, i: usize, j: usize| (k * 100_000 + j * 1000 + i) as u32;
+        let make = |k: usize, mode: usize| {
+            let mut buf = vec![0u32; 2 * N * ROWS + 2];
+            for j in 0..ROWS {
+                for i in 0..N {
+                    let at = (i as isize * stride(mode) + j as isize * pitch) / 4;
+                    buf[at as usize] = if mode == 0 {
+                        value(k, 0, j)
+                    } else {
+                        value(k, i, j)
+                    };
+                }
+            }
+            buf
+        };
+        let f3 = |x: u32, y: u32, z: u32| x.wrapping_mul(3) ^ y.wrapping_add(z.rotate_left(7));
+        let mut seen = Vec::new();
+        for out_mode in 1..3 {
+            for modes in (0..27).map(|m| [m % 3, m / 3 % 3, m / 9]) {
+                for nin in 1..=3 {
+                    if modes[nin..].iter().any(|&m| m != 1) {
+                        continue; // each mix once per arity
+                    }
+                    let mut bufs: Vec<Vec<u32>> = vec![vec![0u32; 2 * N * ROWS + 2]];
+                    bufs.extend((0..nin).map(|k| make(k + 1, modes[k])));
+                    let ptrs: Vec<*mut u8> =
+                        bufs.iter_mut().map(|b| b.as_mut_ptr() as *mut u8).collect();
+                    let strides0: Vec<isize> = std::iter::once(stride(out_mode))
+                        .chain(modes[..nin].iter().map(|&m| stride(m)))
+                        .collect();
+                    let strides1 = vec![pitch; nin + 1];
+                    seen.push(InnerLoop::of(&strides0, &vec![4; nin + 1], 1));
+                    // SAFETY: each buffer holds `2·N·ROWS + 2` u32s, more than the largest
+                    // offset `(N-1)·8 + (ROWS-1)·pitch` bytes reaches; operand 0 is the output.
+                    let blk = unsafe { Block::new(&ptrs, &strides0, &strides1, N, ROWS) };
+                    match nin {
+                        1 => map1::<u32, u32>(&blk, |x| x.wrapping_mul(3)),
+                        2 => map2::<u32, u32, u32>(&blk, |x, y| f3(x, y, 0)),
+                        _ => map3::<u32, u32, u32, u32>(&blk, f3),
+                    }
+                    for j in 0..ROWS {
+                        for i in 0..N {
+                            let at = |k: usize| {
+                                let m = if k == 0 { out_mode } else { modes[k - 1] };
+                                let i = if m == 0 { 0 } else { i };
+                                value(k, i, j)
+                            };
+                            let want = match nin {
+                                1 => at(1).wrapping_mul(3),
+                                2 => f3(at(1), at(2), 0),
+                                _ => f3(at(1), at(2), at(3)),
+                            };
+                            let o = (i as isize * stride(out_mode) + j as isize * pitch) / 4;
+                            assert_eq!(
+                                bufs[0][o as usize],
+                                want,
+                                "out {out_mode} inputs {:?} at ({i}, {j})",
+                                &modes[..nin]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for path in [
+            InnerLoop::Vectorized,
+            InnerLoop::ScalarBroadcast(1),
+            InnerLoop::ScalarBroadcast(2),
+            InnerLoop::ScalarBroadcast(3),
+            InnerLoop::Strided,
+        ] {
+            assert!(seen.contains(&path), "{path:?} never ran");
+        }
+    }
 }
