@@ -257,6 +257,18 @@ impl Builder {
     /// resized); a mix of 0-d and n-d operands counts as "not all the same shape".
     fn compute_shape(&mut self) -> Result<()> {
         if let Some(shape) = &self.config.static_shape {
+            // Every operand is walked over the static shape with its own strides: it must
+            // have as many dims, each at least as long, or the walk would leave its storage.
+            for (i, op) in self.ops.iter().enumerate() {
+                let Some(a) = &op.array else { continue };
+                if a.ndim() != shape.len() || a.shape().iter().zip(shape).any(|(&n, &s)| n < s) {
+                    return Err(Error::value(format!(
+                        "declare_static_shape: operand {i} of shape {} does not cover the static shape {}",
+                        fmt_shape(a.shape()),
+                        fmt_shape(shape)
+                    )));
+                }
+            }
             self.shape = shape.as_slice().into();
             self.trace
                 .line(|| format!("compute_shape: static shape {}", list(shape)));
