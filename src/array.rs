@@ -1,6 +1,7 @@
 //! `Array`: a dtype, a `Layout` and a shared `Storage`. Constructors allocate with torch's
 //! memory-format strides; views make new layouts over the same storage, each checked once
 //! against the storage bounds so that later raw loops can trust them.
+#![forbid(unsafe_code)]
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -104,10 +105,10 @@ impl Array {
         })
     }
 
-    /// A new array with the given layout over fresh memory large enough for it.
-    fn allocate(layout: Layout, dtype: DType, zeroed: bool) -> Result<Array> {
+    /// A new array with the given layout over fresh (zeroed) memory large enough for it.
+    fn allocate(layout: Layout, dtype: DType) -> Result<Array> {
         let nbytes = required_nbytes(&layout, dtype.itemsize())?;
-        Array::from_parts(Storage::alloc(nbytes, zeroed)?, layout, dtype)
+        Array::from_parts(Storage::alloc(nbytes)?, layout, dtype)
     }
 
     /// `empty(shape, dtype, memory_format)`: uninitialised-looking (zeroed) memory laid out with
@@ -121,7 +122,6 @@ impl Array {
                 offset: 0,
             },
             dtype,
-            true,
         )
     }
 
@@ -144,25 +144,27 @@ impl Array {
     /// stride is only accepted where it reaches nothing (a size-1 dim, or an empty array), and
     /// is then replaced by the stride a contiguous array would have there.
     pub fn empty_strided(shape: &[usize], strides: &[isize], dtype: DType) -> Result<Array> {
-        Array::empty_strided_in(shape, strides, dtype, true)
+        Array::empty_strided_in(shape, strides, dtype, Storage::alloc)
     }
 
     /// `empty_strided` for a buffer that a kernel writes in full before anything reads it: the
     /// memory is not zeroed first (as torch's `empty`), which saves a pass over mid-sized
-    /// outputs. Crate-private so that no caller can read what was never written.
+    /// outputs. Crate-private so that no caller can read what was never written; the build
+    /// calls it only for plans from `into_kernel_plan` (see
+    /// [`Storage::alloc_kernel_output`] for why that is sound).
     pub(crate) fn empty_strided_unzeroed(
         shape: &[usize],
         strides: &[isize],
         dtype: DType,
     ) -> Result<Array> {
-        Array::empty_strided_in(shape, strides, dtype, false)
+        Array::empty_strided_in(shape, strides, dtype, Storage::alloc_kernel_output)
     }
 
     fn empty_strided_in(
         shape: &[usize],
         strides: &[isize],
         dtype: DType,
-        zeroed: bool,
+        alloc: fn(usize) -> Result<Arc<Storage>>,
     ) -> Result<Array> {
         if shape.len() != strides.len() {
             return Err(Error::value(format!(
@@ -187,7 +189,7 @@ impl Array {
             strides: strides.into(),
             offset: 0,
         };
-        Array::from_parts(Storage::alloc(nbytes, zeroed)?, layout, dtype)
+        Array::from_parts(alloc(nbytes)?, layout, dtype)
     }
 
     /// `empty_like(self, dtype, memory_format)` with torch's preserve rule: a non-overlapping
@@ -205,7 +207,6 @@ impl Array {
                 offset: 0,
             },
             dtype,
-            true,
         )
     }
 

@@ -1,5 +1,6 @@
 //! Element types and torch's type rules: the promotion table, `can_cast`, and `result_type`
 //! with its three priority buckets (dim tensors, 0-d tensors, wrapped Python scalars).
+#![forbid(unsafe_code)]
 
 use crate::error::{Error, Result};
 

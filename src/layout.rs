@@ -1,16 +1,12 @@
 //! `Layout`: sizes, signed element strides and a storage offset — and every view operation as a
 //! pure function from one layout to a new one. No memory is touched here.
+#![forbid(unsafe_code)]
 
 use crate::error::{Error, Result};
 use crate::memory_format::{self as mf, MemoryFormat};
 use crate::shape::{self, fmt_shape, wrap_dim};
-use smallvec::SmallVec;
 
-/// Sizes of a layout, inline up to 6 dims (as torch's `SmallVector`): making, cloning and
-/// dropping an array of up to 6 dims allocates nothing for its shape.
-pub type Dims = SmallVec<[usize; 6]>;
-/// Element strides of a layout, inline up to 6 dims.
-pub type Strides = SmallVec<[isize; 6]>;
+pub use crate::dims::{Dims, Strides};
 
 /// Where a view's elements live in its storage, in elements.
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -88,7 +84,7 @@ impl Layout {
     pub fn contiguous(shape: &[usize]) -> Layout {
         Layout {
             shape: shape.into(),
-            strides: mf::contiguous_strides(shape),
+            strides: crate::dims::contiguous_strides(shape),
             offset: 0,
         }
     }

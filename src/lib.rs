@@ -6,6 +6,7 @@
 //! `python` feature adds the PyO3 binding in [`py`].
 
 pub mod array;
+pub mod dims;
 pub mod dtype;
 pub mod error;
 pub mod exec;

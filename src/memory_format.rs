@@ -1,8 +1,11 @@
 //! Memory formats and torch's contiguity predicates (§1-2 of torch-semantics.md): pure functions
 //! of (sizes, strides), written to give torch's answers on the ambiguous NC11 / N1HW / N111 cases.
+#![forbid(unsafe_code)]
 
+use crate::dims::Strides;
 use crate::error::{Error, Result};
-use crate::layout::Strides;
+
+pub use crate::dims::contiguous_strides;
 
 /// torch's `MemoryFormat`. `Preserve` is only meaningful for `empty_like`, `clone` and `to`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -40,17 +43,6 @@ impl MemoryFormat {
             _ => None,
         }
     }
-}
-
-/// Row-major strides with zero-size dims counted as 1: `empty(2,0,3)` → `(3,3,1)`.
-pub fn contiguous_strides(shape: &[usize]) -> Strides {
-    let mut strides: Strides = smallvec::smallvec![0; shape.len()];
-    let mut acc: isize = 1;
-    for d in (0..shape.len()).rev() {
-        strides[d] = acc;
-        acc *= shape[d].max(1) as isize;
-    }
-    strides
 }
 
 /// The strides torch gives a new tensor of this format. Channels-last formulas have no
@@ -180,7 +172,7 @@ pub fn is_non_overlapping_and_dense(shape: &[usize], strides: &[isize]) -> bool 
     if n == 1 {
         return shape[0] < 2 || strides[0] == 1;
     }
-    let mut perm: crate::layout::Dims = (0..n).collect();
+    let mut perm: crate::dims::Dims = (0..n).collect();
     // Size < 2 dims go last; the rest ascend by stride (a stable sort, as torch's).
     perm.sort_by(|&a, &b| {
         let (sa, sb) = (shape[a] < 2, shape[b] < 2);

@@ -1,5 +1,6 @@
 //! A single value of any dtype, and torch's conversions between them (float → int truncates,
 //! anything → bool is `!= 0`, narrower ints wrap, half types round through float).
+#![forbid(unsafe_code)]
 
 use crate::dtype::{wrapped_number_dtype, Category, DType, Participant};
 use crate::error::{Error, Result};

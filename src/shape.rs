@@ -1,4 +1,5 @@
 //! Broadcasting and dimension arithmetic (§3), with torch's error texts.
+#![forbid(unsafe_code)]
 
 use crate::error::{Error, Result};
 

@@ -1,6 +1,8 @@
 //! Raw memory: an aligned allocation ferroiter owns, or a buffer borrowed from another library
-//! (numpy, a DLPack producer) that the storage keeps alive. This is one of the two modules with
-//! `unsafe`; everything it exposes is bounds-checked.
+//! (numpy, a DLPack producer) that the storage keeps alive. One of the few modules with `unsafe`
+//! (see the README): everything it exposes is bounds-checked, and the two ways to get memory
+//! that is not initialised yet ([`Storage::alloc_uninit`], [`Storage::from_external`]) are
+//! `unsafe fn`s.
 //!
 //! Storages are shared (`Arc`) between views, and writes go through `&self`, as in numpy and
 //! torch: two views of one storage see each other's writes.
@@ -48,10 +50,44 @@ unsafe impl Send for Storage {}
 unsafe impl Sync for Storage {}
 
 impl Storage {
-    /// A new owned buffer of `nbytes` bytes, 64-byte aligned, zero-filled if asked. Large
-    /// buffers are mapped directly (already zero, no memset) on 2 MiB boundaries and marked for
-    /// transparent huge pages, so that first writes fault 512 times less often.
-    pub fn alloc(nbytes: usize, zeroed: bool) -> Result<Arc<Storage>> {
+    /// A new owned buffer of `nbytes` zero bytes, 64-byte aligned. Large buffers are mapped
+    /// directly (already zero, no memset) on 2 MiB boundaries and marked for transparent huge
+    /// pages, so that first writes fault 512 times less often.
+    pub fn alloc(nbytes: usize) -> Result<Arc<Storage>> {
+        Storage::alloc_in(nbytes, true)
+    }
+
+    /// [`Storage::alloc`] without zeroing: the bytes hold whatever the allocator left there
+    /// (torch's `empty`), which saves a pass over a buffer that is about to be overwritten.
+    ///
+    /// # Safety
+    /// Every byte must be written before anything reads it: reading an uninitialised byte —
+    /// through [`Storage::read`], an array made over the storage, or a kernel — is undefined
+    /// behaviour. The caller keeps the storage (and any array over it) from every reader until
+    /// it has written all of it.
+    pub unsafe fn alloc_uninit(nbytes: usize) -> Result<Arc<Storage>> {
+        Storage::alloc_in(nbytes, false)
+    }
+
+    /// A storage for an output that a kernel writes in full before anything can read it: not
+    /// zeroed ([`Storage::alloc_uninit`]). Crate-private, and used on one path only: the
+    /// outputs the build allocates for a plan from `TensorIteratorConfig::into_kernel_plan`
+    /// (through `Array::empty_strided_unzeroed`). That path is sound because
+    ///
+    /// - `into_kernel_plan` is crate-private and each of its callers (the kernels) runs the
+    ///   plan at once with a loop that writes every element of every output;
+    /// - the walk never reads an output before its kernel writes it: an output the build
+    ///   allocates is dense in the walk's order, so it is contiguous along dim 0 and never
+    ///   packed (the only place a walk copies an output's old contents);
+    /// - the outputs reach the caller only after the loop has run (on an error they are
+    ///   dropped unread).
+    pub(crate) fn alloc_kernel_output(nbytes: usize) -> Result<Arc<Storage>> {
+        // SAFETY: every byte is written before it is read, for the reasons above.
+        unsafe { Storage::alloc_uninit(nbytes) }
+    }
+
+    /// The allocation behind [`Storage::alloc`] (`zeroed`) and [`Storage::alloc_uninit`].
+    fn alloc_in(nbytes: usize, zeroed: bool) -> Result<Arc<Storage>> {
         #[cfg(target_os = "linux")]
         if nbytes >= HUGE_PAGE {
             return Storage::map(nbytes, zeroed);
@@ -310,15 +346,16 @@ mod tests {
     fn reused_large_buffers_are_zeroed_when_asked() {
         let n = 3 << 20;
         for _ in 0..3 {
-            let s = Storage::alloc(n, true).unwrap();
+            let s = Storage::alloc(n).unwrap();
             let mut probe = [1u8; 64];
             for at in [0, n / 2, n - 64] {
                 s.read(at, &mut probe).unwrap();
                 assert_eq!(probe, [0u8; 64]);
             }
             s.fill_prefix(&[7], n).unwrap();
-            let t = Storage::alloc(n, false).unwrap();
-            t.write(0, &[9; 8]).unwrap();
+            // SAFETY: written in full before the next round reads anything.
+            let t = unsafe { Storage::alloc_uninit(n) }.unwrap();
+            t.fill_prefix(&[9], n).unwrap();
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Stride arithmetic shared by views and the iterator: the ambiguity-aware insertion sort,
 //! torch's `computeStride` for `view`, and the span of element offsets a layout reaches.
+#![forbid(unsafe_code)]
 
 /// torch's insertion sort with ambiguous comparisons, over dims `0..n`. `perm` starts as
 /// `[n-1, …, 0]`; `should_swap(a, b)` returns +1 (swap), -1 (stop) or 0 (ambiguous: keep
@@ -40,7 +41,7 @@ pub fn view_strides(
         return Some(if old_shape == new_shape {
             old_strides.to_vec()
         } else {
-            crate::memory_format::contiguous_strides(new_shape).to_vec()
+            crate::dims::contiguous_strides(new_shape).to_vec()
         });
     }
     let mut new_strides = vec![0isize; new_shape.len()];

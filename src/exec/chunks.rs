@@ -1,5 +1,6 @@
 //! How a linear range is split among threads: torch's OpenMP formula, with fixed chunks so
 //! that results never depend on scheduling.
+#![forbid(unsafe_code)]
 
 /// torch's grain size: ranges of at most this many elements run on one thread.
 pub const GRAIN_SIZE: usize = 32768;

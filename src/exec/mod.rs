@@ -1,17 +1,21 @@
-//! Execution: walking an iteration plan. [`dim_counter`] is the 2-D walk over a linear range,
-//! [`chunks`] the split among threads, [`tiled`] when and how to cut blocks into cache-sized
-//! tiles, [`for_each`] runs a loop (serial or parallel on the
-//! [`pool`]), and [`raw`] holds the typed inner loops — the only raw memory access of the core
-//! besides `storage.rs`.
+//! Execution: running an iteration plan. [`chunks`] is the split among threads, [`tiled`]
+//! when and how to cut blocks into cache-sized tiles, [`for_each`] runs a loop (serial or
+//! parallel on the [`pool`]), [`InnerLoop`] is the path the typed loops take, and [`explain`]
+//! tells all of it for a plan. The raw-pointer half is the crate-private `raw` module: the
+//! walk that hands out [`Block`]s, the typed inner loops and tile packing — with `storage.rs`
+//! the only raw memory access of the core.
 
 pub mod chunks;
-pub mod dim_counter;
+mod explain;
 mod for_each;
+mod inner_loop;
 pub mod pool;
-pub mod raw;
+pub(crate) mod raw;
 pub mod tiled;
 
 pub use chunks::GRAIN_SIZE;
+pub use explain::{explain, inner_loop};
 pub use for_each::for_each;
+pub use inner_loop::InnerLoop;
 pub use pool::{get_num_threads, set_num_threads};
 pub use raw::Block;

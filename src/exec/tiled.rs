@@ -20,6 +20,7 @@
 //! walked in torch's order: reductions (accumulation order), `enforce_linear_iteration`,
 //! outputs that reach an element twice (the last write wins) and outputs that share memory
 //! with another operand in another layout (a later element may read an earlier one's result).
+#![forbid(unsafe_code)]
 
 use crate::plan::TensorIterator;
 
@@ -102,7 +103,7 @@ pub fn decide(plan: &TensorIterator) -> TileDecision {
             "an output may reach an element twice: torch's order decides which write wins",
         );
     }
-    if outputs_share_memory(plan) {
+    if plan.outputs_share_memory() {
         return TileDecision::Untiled(
             "an output shares memory with another operand in another layout: torch's order is kept",
         );
@@ -168,42 +169,6 @@ pub fn choose(
     })
 }
 
-/// Whether an output's bytes may meet another operand's bytes (byte ranges intersect) without
-/// being the very same view (same address and strides: an in-place op).
-fn outputs_share_memory(plan: &TensorIterator) -> bool {
-    let ops = plan.operands();
-    let shape = plan.shape();
-    let span = |k: usize| -> Option<(usize, usize)> {
-        let base = ops[k].array.as_ref()?.data_ptr();
-        let (mut lo, mut hi) = (base, base + ops[k].itemsize());
-        for (d, &n) in shape.iter().enumerate() {
-            let reach = (n.saturating_sub(1)) * ops[k].stride_bytes[d].unsigned_abs();
-            if ops[k].stride_bytes[d] < 0 {
-                lo = lo.saturating_sub(reach);
-            } else {
-                hi += reach;
-            }
-        }
-        Some((lo, hi))
-    };
-    (0..plan.noutputs()).any(|o| {
-        (0..ops.len()).filter(|&k| k != o).any(|k| {
-            let same_view = match (&ops[o].array, &ops[k].array) {
-                (Some(a), Some(b)) => {
-                    a.data_ptr() == b.data_ptr() && ops[o].stride_bytes == ops[k].stride_bytes
-                }
-                _ => false,
-            };
-            match (span(o), span(k)) {
-                (Some((lo_o, hi_o)), Some((lo_k, hi_k))) => {
-                    !same_view && lo_o < hi_k && lo_k < hi_o
-                }
-                _ => false,
-            }
-        })
-    })
-}
-
 /// One line for `explain()`: the walk the executor takes, with its numbers.
 pub fn describe(plan: &TensorIterator) -> String {
     match decide(plan) {
@@ -246,16 +211,13 @@ pub fn describe(plan: &TensorIterator) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::exec::chunks::Chunks;
-    use crate::exec::for_each::Walk;
     use crate::{Array, DType, MemoryFormat, Scalar, TensorIteratorConfig};
     use proptest::prelude::*;
-    use std::sync::Mutex;
 
     /// Contiguous byte strides of `shape` (fastest first) for elements of `width` bytes.
-    fn dense(shape: &[usize], width: isize) -> Vec<isize> {
+    pub(crate) fn dense(shape: &[usize], width: isize) -> Vec<isize> {
         let mut s = Vec::with_capacity(shape.len());
         let mut acc = width;
         for &n in shape {
@@ -268,7 +230,7 @@ mod tests {
     /// A random iteration space and operands: a probe whose address is the linear index (byte
     /// strides 1, n0, n0·n1, …), then two operands laid out in random dim orders, some dims
     /// reversed (negative strides) or broadcast (stride 0).
-    fn geometry() -> impl Strategy<Value = (Vec<usize>, Vec<Vec<isize>>)> {
+    pub(crate) fn geometry() -> impl Strategy<Value = (Vec<usize>, Vec<Vec<isize>>)> {
         prop::collection::vec(1usize..7, 2..5).prop_flat_map(|shape| {
             let n = shape.len();
             let layout = (
@@ -298,81 +260,6 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
 
-        /// Every element is visited exactly once, with every operand's pointer at its offset,
-        /// for any tile dim and edges, split at a random point and among random chunks.
-        #[test]
-        fn tiled_walk_visits_each_element_once(
-            (shape, ops) in geometry(),
-            dim_pick in 0usize..8,
-            edge0 in 1usize..5,
-            edge1 in 1usize..5,
-            untiled in any::<bool>(),
-            split in 0.0f64..1.0,
-            grain in 1usize..40,
-            threads in 1usize..5,
-        ) {
-            let numel: usize = shape.iter().product();
-            let tiling = Tiling { dim: 1 + dim_pick % (shape.len() - 1), operand: 1, edge0, edge1 };
-            let base = 1usize << 20;
-            let bases: Vec<*mut u8> = (0..ops.len())
-                .map(|k| std::ptr::null_mut::<u8>().wrapping_add(base * (k + 1)))
-                .collect();
-            let walk = Walk::from_parts(
-                &shape,
-                bases,
-                |d, k| ops[k][d],
-                (!untiled).then_some(tiling),
-                None,
-            );
-            let visits = Mutex::new(vec![0u32; numel]);
-            let errors = Mutex::new(Vec::<String>::new());
-            let check = |b: &crate::exec::Block| {
-                for j in 0..b.size1 {
-                    for i in 0..b.size0 {
-                        let at = |k: usize| {
-                            b.ptrs[k] as usize as isize
-                                + i as isize * b.strides0[k]
-                                + j as isize * b.strides1[k]
-                        };
-                        let linear = (at(0) - base as isize) as usize;
-                        let mut rest = linear;
-                        let mut want: Vec<isize> = (0..ops.len()).map(|k| (base * (k + 1)) as isize).collect();
-                        for (d, &n) in shape.iter().enumerate() {
-                            let idx = (rest % n) as isize;
-                            rest /= n;
-                            for (k, w) in want.iter_mut().enumerate() {
-                                *w += idx * ops[k][d];
-                            }
-                        }
-                        for (k, &w) in want.iter().enumerate() {
-                            if at(k) != w {
-                                errors.lock().unwrap().push(format!("element {linear}: operand {k} at {} not {w}", at(k)));
-                            }
-                        }
-                        if linear < numel {
-                            visits.lock().unwrap()[linear] += 1;
-                        } else {
-                            errors.lock().unwrap().push(format!("probe {linear} out of range"));
-                        }
-                    }
-                }
-            };
-            // a random split into two ranges, each walked serially
-            let cut = ((numel as f64) * split) as usize;
-            walk.run(0, cut, &check);
-            walk.run(cut, numel, &check);
-            // and the thread split for_each would use
-            let chunks = Chunks::new(numel, grain, threads);
-            for t in 0..chunks.count {
-                let (b, e) = chunks.range(t);
-                walk.run(b, e, &check);
-            }
-            let errors = errors.into_inner().unwrap();
-            prop_assert!(errors.is_empty(), "{:?}", &errors[..errors.len().min(5)]);
-            let visits = visits.into_inner().unwrap();
-            prop_assert!(visits.iter().all(|&v| v == 2), "visit counts {:?}", visits);
-        }
-
         /// The rule picks a dim where the chosen operand really is faster than along dim 0,
         /// and edges inside the dims.
         #[test]
@@ -388,166 +275,6 @@ mod tests {
                 prop_assert!(s[t.dim] != 0 && s[t.dim].abs() < s[0].abs());
                 prop_assert!(t.edge0 >= 1 && t.edge0 <= shape[0]);
                 prop_assert!(t.edge1 >= 1 && t.edge1 <= shape[t.dim]);
-            }
-        }
-    }
-
-    /// One operand of a packed-walk test: a buffer of `T` laid out over `shape` in dim order
-    /// `order` (fastest first), dims flagged 1 reversed and (inputs only) 0 broadcast.
-    struct Operand<T> {
-        buf: Vec<T>,
-        /// Element strides per dim, and the element offset of index (0, 0, …).
-        strides: Vec<isize>,
-        origin: isize,
-    }
-
-    impl<T: Copy> Operand<T> {
-        fn new(shape: &[usize], order: &[usize], flags: &[u8], fill: impl Fn(usize) -> T) -> Self {
-            let mut strides = vec![0isize; shape.len()];
-            let (mut acc, mut origin) = (1isize, 0isize);
-            for &d in order {
-                if flags[d] == 0 {
-                    continue;
-                }
-                let reach = (shape[d] as isize - 1) * acc;
-                strides[d] = if flags[d] == 1 { -acc } else { acc };
-                if flags[d] == 1 {
-                    origin += reach;
-                }
-                acc *= shape[d] as isize;
-            }
-            Operand {
-                buf: (0..acc as usize).map(fill).collect(),
-                strides,
-                origin,
-            }
-        }
-        fn at(&self, index: &[usize]) -> T {
-            let off: isize = index
-                .iter()
-                .zip(&self.strides)
-                .map(|(&i, &s)| i as isize * s)
-                .sum();
-            self.buf[(self.origin + off) as usize]
-        }
-        fn base(&mut self) -> *mut u8 {
-            self.buf.as_mut_ptr().wrapping_offset(self.origin) as *mut u8
-        }
-    }
-
-    /// A random case for the packed walks: shape, tile, and per operand (out, a, b) a dim
-    /// order and flags (0 broadcast — inputs only —, 1 reversed, else forward).
-    type PackCase = (
-        Vec<usize>,
-        (usize, usize, usize),
-        Vec<(Vec<usize>, Vec<u8>)>,
-    );
-
-    fn pack_case() -> impl Strategy<Value = PackCase> {
-        prop::collection::vec(1usize..18, 2..5)
-            .prop_filter("small", |s| s.iter().product::<usize>() <= 6000)
-            .prop_flat_map(|shape| {
-                let n = shape.len();
-                let layout = |lo: u8| {
-                    (
-                        Just((0..n).collect::<Vec<_>>()).prop_shuffle(),
-                        prop::collection::vec(lo..5, n),
-                    )
-                };
-                (
-                    Just(shape),
-                    (0..n - 1, 1usize..21, 1usize..21),
-                    (layout(1), layout(0), layout(0)).prop_map(|(o, a, b)| vec![o, a, b]),
-                )
-            })
-    }
-
-    /// Runs a copy (out = a) and a binary op (out = a + b, wrapping) of `T` through a packed
-    /// tiled walk and checks every element against a naive loop over the indices.
-    fn check_packed<T: Copy + PartialEq + std::fmt::Debug>(
-        (shape, (dim, edge0, edge1), layouts): &PackCase,
-        make: fn(u64) -> T,
-        add: fn(T, T) -> T,
-        cut: f64,
-    ) -> Result<(), TestCaseError> {
-        let width = std::mem::size_of::<T>();
-        let numel: usize = shape.iter().product();
-        let tiling = Tiling {
-            dim: 1 + dim,
-            operand: 1,
-            edge0: *edge0,
-            edge1: *edge1,
-        };
-        let mut ops: Vec<Operand<T>> = layouts
-            .iter()
-            .enumerate()
-            .map(|(k, (order, flags))| {
-                let seed = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(k as u64 + 1);
-                Operand::new(shape, order, flags, |i| {
-                    make((i as u64 ^ seed).wrapping_mul(0xD134_2543_DE82_EF95))
-                })
-            })
-            .collect();
-        let byte_strides: Vec<Vec<isize>> = ops
-            .iter()
-            .map(|o| o.strides.iter().map(|&s| s * width as isize).collect())
-            .collect();
-        let cut = (numel as f64 * cut) as usize;
-        let walk_over = |ops: &mut [Operand<T>], which: &[usize]| {
-            Walk::from_parts(
-                shape,
-                which.iter().map(|&k| ops[k].base()).collect::<Vec<_>>(),
-                |d, k| byte_strides[which[k]][d],
-                Some(tiling),
-                Some((&vec![width; which.len()], 1)),
-            )
-        };
-        // every multi-index of the shape, fastest first
-        let indices: Vec<Vec<usize>> = (0..numel)
-            .map(|mut l| {
-                shape
-                    .iter()
-                    .map(|&n| {
-                        let i = l % n;
-                        l /= n;
-                        i
-                    })
-                    .collect()
-            })
-            .collect();
-
-        let walk = walk_over(&mut ops, &[0, 1]);
-        let kernel = |b: &crate::exec::Block| crate::exec::raw::copy_bytes(b, width);
-        walk.run(0, cut, &kernel);
-        walk.run(cut, numel, &kernel);
-        for idx in &indices {
-            prop_assert_eq!(ops[0].at(idx), ops[1].at(idx), "copy at {:?}", idx);
-        }
-
-        let walk = walk_over(&mut ops, &[0, 1, 2]);
-        let kernel = |b: &crate::exec::Block| crate::exec::raw::map2::<T, T, T>(b, add);
-        walk.run(0, cut, &kernel);
-        walk.run(cut, numel, &kernel);
-        for idx in &indices {
-            let want = add(ops[1].at(idx), ops[2].at(idx));
-            prop_assert_eq!(ops[0].at(idx), want, "add at {:?}", idx);
-        }
-        Ok(())
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(160))]
-
-        /// Copies and binary ops through packed tiles (any operand transposed, reversed or
-        /// broadcast, the output too) give the naive loop's values, for 1- to 16-byte elements.
-        #[test]
-        fn packed_tiles_compute_the_right_values(case in pack_case(), width in 0usize..5, cut in 0.0f64..1.0) {
-            match width {
-                0 => check_packed(&case, |x| (x >> 56) as u8, u8::wrapping_add, cut)?,
-                1 => check_packed(&case, |x| (x >> 48) as u16, u16::wrapping_add, cut)?,
-                2 => check_packed(&case, |x| (x >> 32) as u32, u32::wrapping_add, cut)?,
-                3 => check_packed(&case, |x| x, u64::wrapping_add, cut)?,
-                _ => check_packed(&case, |x| (x as u128) << 64 | x.rotate_left(7) as u128, u128::wrapping_add, cut)?,
             }
         }
     }
@@ -581,7 +308,7 @@ mod tests {
         };
         // one packed float32 operand: 64 x 128 tiles fill the scratch
         assert_eq!((t.dim, t.edge0, t.edge1), (1, EDGE0, 128));
-        let text = plan.explain(2, 32768).unwrap();
+        let text = crate::exec::explain(&plan, 2, 32768).unwrap();
         assert!(
             text.contains("tiles 64 x 128") && text.contains("operands [1]"),
             "{text}"

@@ -2,8 +2,6 @@
 //! how a number promotes (a wrapped number), how it is converted to a kernel's element type
 //! (c10's checked conversion), how it compares, and how an operand is made an array of a dtype.
 
-#![forbid(unsafe_code)]
-
 use super::element::{Element, C128};
 use crate::dtype::{DType, Participant};
 use crate::error::{Error, Result};

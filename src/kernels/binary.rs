@@ -2,8 +2,6 @@
 //! loop per op family — arithmetic, ordered ops, bitwise ops, equality/logical ops and order
 //! comparisons. `pow` with a Python number on one side is `pow.rs`.
 
-#![forbid(unsafe_code)]
-
 use super::args::{checked_as, common_dtype, is_scalar, negated, original_value_f32, Arg};
 use super::element::Element;
 use super::math::{Arith, Bitwise, Compute, Ordered, TrueDiv};

@@ -9,6 +9,8 @@
 //! - [`element`], [`math`], [`halfconv`]: element types and their scalar math;
 //!   [`dispatch`]: the one place a runtime dtype becomes a Rust type.
 
+#![forbid(unsafe_code)]
+
 pub mod args;
 pub mod binary;
 pub mod copy;

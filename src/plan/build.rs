@@ -7,9 +7,10 @@ use super::operand::{Operand, Operands};
 use super::overlap::{assert_no_internal_overlap, assert_no_partial_overlap};
 use super::trace::{list, Trace};
 use super::{FastSetup, TensorIterator};
+use crate::dims::{Dims, Strides};
 use crate::dtype::{self, DType, Participant};
 use crate::error::{Error, Result};
-use crate::layout::{Dims, Layout, Strides};
+use crate::layout::Layout;
 use crate::memory_format::{format_strides, MemoryFormat};
 use crate::shape::{fmt_shape, infer_size};
 use crate::strides::ambiguity_aware_sort;
@@ -74,7 +75,7 @@ fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<Tens
             Some(new_output(
                 config,
                 first.shape(),
-                &crate::memory_format::contiguous_strides(first.shape()),
+                &crate::dims::contiguous_strides(first.shape()),
                 out_dtype,
             )?),
             true,
@@ -256,6 +257,18 @@ impl Builder {
     /// resized); a mix of 0-d and n-d operands counts as "not all the same shape".
     fn compute_shape(&mut self) -> Result<()> {
         if let Some(shape) = &self.config.static_shape {
+            // Every operand is walked over the static shape with its own strides: it must
+            // have as many dims, each at least as long, or the walk would leave its storage.
+            for (i, op) in self.ops.iter().enumerate() {
+                let Some(a) = &op.array else { continue };
+                if a.ndim() != shape.len() || a.shape().iter().zip(shape).any(|(&n, &s)| n < s) {
+                    return Err(Error::value(format!(
+                        "declare_static_shape: operand {i} of shape {} does not cover the static shape {}",
+                        fmt_shape(a.shape()),
+                        fmt_shape(shape)
+                    )));
+                }
+            }
             self.shape = shape.as_slice().into();
             self.trace
                 .line(|| format!("compute_shape: static shape {}", list(shape)));
@@ -611,8 +624,9 @@ impl Builder {
         });
     }
 
-    /// should_swap(d0, d1) of reorder_dimensions, with the reason for the trace.
-    fn should_swap(&self, d0: usize, d1: usize) -> (i32, String) {
+    /// should_swap(d0, d1) of reorder_dimensions: +1 swap, -1 keep and stop, 0 ambiguous,
+    /// with the reason, which the trace formats only when it is on.
+    fn should_swap(&self, d0: usize, d1: usize) -> (i32, SwapReason) {
         for (i, op) in self.ops.iter().enumerate() {
             if op.stride_bytes.is_empty() || op.will_resize {
                 continue;
@@ -622,31 +636,23 @@ impl Builder {
             let (e0, e1) = (s0 / item, s1 / item);
             if self.config.is_reduction && op.is_output && ((s0 == 0) != (s1 == 0)) {
                 let r = if s1 == 0 { 1 } else { -1 };
-                return (r, format!("operand {i}: reduced dim first ({e0} vs {e1})"));
+                return (r, SwapReason::ReducedDimFirst(i, e0, e1));
             }
             if s0 == 0 || s1 == 0 {
                 continue;
             }
             if s0 < s1 {
-                return (-1, format!("operand {i}: {e0} < {e1}"));
+                return (-1, SwapReason::Smaller(i, e0, e1));
             }
             if s0 > s1 {
-                return (1, format!("operand {i}: {e0} > {e1}"));
+                return (1, SwapReason::Larger(i, e0, e1));
             }
             if self.shape[d0] > self.shape[d1] {
-                return (
-                    1,
-                    format!(
-                        "operand {i}: equal strides {e0}, size {} > {}",
-                        self.shape[d0], self.shape[d1]
-                    ),
-                );
+                let sizes = (self.shape[d0], self.shape[d1]);
+                return (1, SwapReason::EqualStridesLargerSize(i, e0, sizes));
             }
         }
-        (
-            0,
-            "ambiguous (every operand has a 0 stride or a tie)".to_string(),
-        )
+        (0, SwapReason::Ambiguous)
     }
 
     /// reorder_dimensions: the ambiguity-aware insertion sort that puts the fastest dim first,
@@ -841,6 +847,38 @@ impl Builder {
             common_dtype: self.common_dtype,
             config: self.config.clone(),
             trace: self.trace.into_text(),
+        }
+    }
+}
+
+/// Why `should_swap` decided as it did (operand, element strides, sizes): formatted only for
+/// the trace, so that an untraced build compares strides without building strings.
+#[derive(Debug, Clone, Copy)]
+enum SwapReason {
+    /// A reduction's output: the reduced dim (stride 0) goes first.
+    ReducedDimFirst(usize, isize, isize),
+    Smaller(usize, isize, isize),
+    Larger(usize, isize, isize),
+    /// Equal strides; the first dim is the larger.
+    EqualStridesLargerSize(usize, isize, (usize, usize)),
+    /// Every operand has a 0 stride or a tie.
+    Ambiguous,
+}
+
+impl std::fmt::Display for SwapReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            SwapReason::ReducedDimFirst(i, e0, e1) => {
+                write!(f, "operand {i}: reduced dim first ({e0} vs {e1})")
+            }
+            SwapReason::Smaller(i, e0, e1) => write!(f, "operand {i}: {e0} < {e1}"),
+            SwapReason::Larger(i, e0, e1) => write!(f, "operand {i}: {e0} > {e1}"),
+            SwapReason::EqualStridesLargerSize(i, e, (n0, n1)) => {
+                write!(f, "operand {i}: equal strides {e}, size {n0} > {n1}")
+            }
+            SwapReason::Ambiguous => {
+                write!(f, "ambiguous (every operand has a 0 stride or a tie)")
+            }
         }
     }
 }

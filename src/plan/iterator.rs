@@ -1,14 +1,13 @@
 //! `TensorIterator`: the built plan and what can be asked of it — shape, permutation, byte
-//! strides, dtypes, outputs, the 2-D steps of a walk, and the explanation of every decision.
+//! strides, dtypes, outputs, the 2-D steps of a walk, and the explanation of every build
+//! decision (`exec::explain` adds how the walk runs).
 
 use super::config::TensorIteratorConfig;
 use super::operand::{Operand, Operands};
 use super::trace::list;
+use crate::dims::Dims;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::exec::chunks::chunk_ranges;
-use crate::exec::dim_counter;
-use crate::layout::Dims;
 use crate::Array;
 
 /// torch's `FastSetupType`: the layout every operand already shares, if any.
@@ -34,18 +33,6 @@ impl FastSetup {
             FastSetup::NonOverlappingDense => "non-overlapping and dense with the same strides",
         }
     }
-}
-
-/// The inner loop torch's `cpu_kernel_vec` picks from the dim-0 byte strides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InnerLoop {
-    /// Every operand steps by its element size: SIMD over slices.
-    Vectorized,
-    /// Input `k` (operand index) has stride 0, the others are contiguous: SIMD with that input
-    /// splatted.
-    ScalarBroadcast(usize),
-    /// Anything else: a scalar loop over strides.
-    Strided,
 }
 
 /// One 2-D step of a walk: the multi-index where it starts (fastest dim first) and its
@@ -140,43 +127,24 @@ impl TensorIterator {
                 "range [{begin}, {end}) is outside [0, {numel})"
             )));
         }
-        Ok(dim_counter::blocks(&self.shape, begin, end))
+        Ok(super::dim_counter::blocks(&self.shape, begin, end))
     }
 
     /// Whether chunks may run on different threads: no output element can be reached twice
     /// (every output's layout is provably non-overlapping), so parallel writes never meet.
     pub fn parallel_safe(&self) -> bool {
-        self.operands[..self.noutputs]
-            .iter()
-            .filter_map(|op| op.array.as_ref())
-            .all(|a| provably_non_overlapping(a.shape(), a.strides()))
+        super::overlap::outputs_never_repeat(self)
     }
 
-    /// The inner loop a kernel would pick for the first 2-D block.
-    pub fn inner_loop(&self) -> InnerLoop {
-        if self.ndim() == 0 {
-            return InnerLoop::Strided;
-        }
-        let contiguous = |op: &Operand| op.stride_bytes[0] == op.itemsize() as isize;
-        if self.operands.iter().all(contiguous) {
-            return InnerLoop::Vectorized;
-        }
-        for s in self.noutputs..self.operands.len() {
-            let others_contiguous = self
-                .operands
-                .iter()
-                .enumerate()
-                .filter(|&(k, _)| k != s)
-                .all(|(_, op)| contiguous(op));
-            if self.operands[s].stride_bytes[0] == 0 && others_contiguous {
-                return InnerLoop::ScalarBroadcast(s);
-            }
-        }
-        InnerLoop::Strided
+    /// Whether an output's bytes may meet another operand's bytes without being the very same
+    /// view (an in-place op): then only torch's walk order gives torch's results.
+    pub fn outputs_share_memory(&self) -> bool {
+        super::overlap::outputs_share_memory(self)
     }
 
-    /// The build trace with every decision and its numbers, then how the walk would run.
-    pub fn explain(&self, threads: usize, grain: usize) -> Result<String> {
+    /// The build's part of `explain()`: the trace of every phase with its numbers, the plan
+    /// and the outputs. `exec::explain` appends how the walk runs.
+    pub fn explain_build(&self) -> Result<String> {
         let traced = super::build::build_shared(self.config.clone(), true)?;
         let mut text = traced.trace;
         let strides: Vec<String> = self
@@ -199,47 +167,6 @@ impl TensorIterator {
                 out.dtype()
             ));
         }
-        text.push_str(&format!(
-            "\ninner loop: {}",
-            match self.inner_loop() {
-                InnerLoop::Vectorized => "vectorized (every operand's dim-0 stride is its element size)".to_string(),
-                InnerLoop::ScalarBroadcast(s) =>
-                    format!("vectorized with operand {s} broadcast as a scalar (its dim-0 stride is 0, the rest contiguous)"),
-                InnerLoop::Strided => "strided scalar loop (dim-0 strides are not all contiguous)".to_string(),
-            }
-        ));
-        text.push_str(&format!("\n{}", crate::exec::tiled::describe(self)));
-        let numel = self.numel();
-        let chunks = chunk_ranges(numel, grain, threads);
-        text.push_str(&format!(
-            "\nparallel: {numel} elements, grain {grain}, {threads} thread(s) -> {} chunk(s) {}",
-            chunks.len(),
-            chunks
-                .iter()
-                .map(|(b, e)| format!("[{b}, {e})"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ));
         Ok(text)
     }
-}
-
-/// A sufficient test for "no two indices share an address": sorted by |stride|, each dim's
-/// stride exceeds the farthest reach of all faster dims (size-1 dims never matter).
-fn provably_non_overlapping(shape: &[usize], strides: &[isize]) -> bool {
-    let mut dims: Vec<(usize, usize)> = shape
-        .iter()
-        .zip(strides)
-        .filter(|(&n, _)| n > 1)
-        .map(|(&n, &s)| (n, s.unsigned_abs()))
-        .collect();
-    dims.sort_by_key(|&(_, s)| s);
-    let mut reach = 0usize;
-    for (n, s) in dims {
-        if s <= reach {
-            return false;
-        }
-        reach += (n - 1) * s;
-    }
-    true
 }

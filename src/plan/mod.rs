@@ -4,9 +4,11 @@
 //! **Dimension order.** Inside the plan, dim 0 is the *fastest* dim (the one with the smallest
 //! strides after `reorder_dimensions`), as in torch. `perm[k]` is the logical (user-facing)
 //! dim that plan dim `k` comes from. Strides in the plan are in bytes.
+#![forbid(unsafe_code)]
 
 mod build;
 mod config;
+mod dim_counter;
 mod iterator;
 mod operand;
 mod overlap;
@@ -14,7 +16,8 @@ mod resize;
 mod trace;
 
 pub use config::{Input, TensorIteratorConfig};
-pub use iterator::{FastSetup, InnerLoop, TensorIterator};
+pub(crate) use dim_counter::{DimCounter, INLINE_DIMS};
+pub use iterator::{FastSetup, Step, TensorIterator};
 pub use operand::Operand;
 pub use overlap::{overlap_status, Overlap};
 pub use resize::{resize_output, resize_warning};

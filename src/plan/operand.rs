@@ -1,8 +1,8 @@
 //! `Operand`: one array taking part in an iteration, with what the build learned about it.
 
 use super::config::Input;
+use crate::dims::Strides;
 use crate::dtype::DType;
-use crate::layout::Strides;
 use crate::Array;
 
 /// The operands of a plan, inline up to 4 (three inputs and an output need no allocation;

@@ -1,6 +1,10 @@
-//! Memory-overlap checks (torch's `MemoryOverlap.cpp` rules): an output may not write one
-//! location twice, nor partially overlap an input. Undecidable cases ("too hard") pass.
+//! Memory overlap, all of it: torch's `MemoryOverlap.cpp` checks at build (an output may not
+//! write one location twice, nor partially overlap an input; undecidable cases — "too hard" —
+//! pass), and the questions the executor asks of a built plan: may its chunks run on
+//! different threads ([`outputs_never_repeat`]), and may its walk order show in the results
+//! ([`outputs_share_memory`]).
 
+use super::TensorIterator;
 use crate::error::{Error, Result};
 use crate::Array;
 
@@ -74,4 +78,69 @@ pub fn assert_no_partial_overlap(a: &Array, b: &Array) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// A sufficient test for "no two indices share an address": sorted by |stride|, each dim's
+/// stride exceeds the farthest reach of all faster dims (size-1 dims never matter).
+pub fn provably_non_overlapping(shape: &[usize], strides: &[isize]) -> bool {
+    let mut dims: Vec<(usize, usize)> = shape
+        .iter()
+        .zip(strides)
+        .filter(|(&n, _)| n > 1)
+        .map(|(&n, &s)| (n, s.unsigned_abs()))
+        .collect();
+    dims.sort_by_key(|&(_, s)| s);
+    let mut reach = 0usize;
+    for (n, s) in dims {
+        if s <= reach {
+            return false;
+        }
+        reach += (n - 1) * s;
+    }
+    true
+}
+
+/// Whether no output element can be reached twice: every output's layout is provably
+/// non-overlapping, so chunks of the plan may run on different threads.
+pub(crate) fn outputs_never_repeat(plan: &TensorIterator) -> bool {
+    plan.operands[..plan.noutputs]
+        .iter()
+        .filter_map(|op| op.array.as_ref())
+        .all(|a| provably_non_overlapping(a.shape(), a.strides()))
+}
+
+/// Whether an output's bytes may meet another operand's bytes (byte ranges intersect) without
+/// being the very same view (same address and strides: an in-place op).
+pub(crate) fn outputs_share_memory(plan: &TensorIterator) -> bool {
+    let ops = plan.operands();
+    let shape = plan.shape();
+    let span = |k: usize| -> Option<(usize, usize)> {
+        let base = ops[k].array.as_ref()?.data_ptr();
+        let (mut lo, mut hi) = (base, base + ops[k].itemsize());
+        for (d, &n) in shape.iter().enumerate() {
+            let reach = (n.saturating_sub(1)) * ops[k].stride_bytes[d].unsigned_abs();
+            if ops[k].stride_bytes[d] < 0 {
+                lo = lo.saturating_sub(reach);
+            } else {
+                hi += reach;
+            }
+        }
+        Some((lo, hi))
+    };
+    (0..plan.noutputs()).any(|o| {
+        (0..ops.len()).filter(|&k| k != o).any(|k| {
+            let same_view = match (&ops[o].array, &ops[k].array) {
+                (Some(a), Some(b)) => {
+                    a.data_ptr() == b.data_ptr() && ops[o].stride_bytes == ops[k].stride_bytes
+                }
+                _ => false,
+            };
+            match (span(o), span(k)) {
+                (Some((lo_o, hi_o)), Some((lo_k, hi_k))) => {
+                    !same_view && lo_o < hi_k && lo_k < hi_o
+                }
+                _ => false,
+            }
+        })
+    })
 }

@@ -1,8 +1,8 @@
 //! The seed examples of torch-semantics.md §4-5, and properties of every plan.
 
+use super::dim_counter;
 use super::*;
 use crate::array::element_offsets;
-use crate::exec::dim_counter;
 use crate::{Array, DType, MemoryFormat};
 use proptest::prelude::*;
 
@@ -175,6 +175,34 @@ fn declared_identities_decide_read_write() {
     );
     bogus.declare_operand_identities(vec![Some(1), Some(1), Some(2)]);
     assert_eq!(bogus.build().unwrap().output(0).unwrap().shape(), &[2, 3]);
+}
+
+/// A static shape walks every operand with its own strides: an operand that does not cover
+/// it (fewer dims, or a shorter dim) is refused at build, so that no walk of the plan leaves
+/// an operand's storage (a 2-element input once built into a 1000-element plan).
+#[test]
+fn static_shape_must_fit_every_operand() {
+    let static_plan = |input: Array, shape: &[usize]| {
+        let mut config = TensorIteratorConfig::new();
+        config
+            .add_output(None)
+            .add_input(input)
+            .declare_static_dtype(DType::F32)
+            .declare_static_shape(shape);
+        config.build()
+    };
+    let err = static_plan(b_like(&[2]), &[1000]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "declare_static_shape: operand 1 of shape [2] does not cover the static shape [1000]"
+    );
+    assert!(static_plan(b_like(&[2]), &[3, 2]).is_err());
+    assert!(static_plan(b_like(&[3, 2]), &[2]).is_err());
+    // shapes that cover it build, and walk only the static shape
+    let it = static_plan(b_like(&[4, 3]), &[4, 3]).unwrap();
+    assert_eq!(it.numel(), 12);
+    let it = static_plan(b_like(&[4, 3]), &[2, 3]).unwrap();
+    assert_eq!(it.numel(), 6);
 }
 
 fn b_like(shape: &[usize]) -> Array {

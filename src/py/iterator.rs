@@ -254,7 +254,7 @@ impl PyIterator {
     ) -> PyResult<String> {
         let threads = num_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        Ok(py.detach(|| self.inner.explain(threads, grain_size))?)
+        Ok(py.detach(|| crate::exec::explain(&self.inner, threads, grain_size))?)
     }
     fn __repr__(&self) -> String {
         format!(

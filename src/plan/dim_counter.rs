@@ -1,6 +1,11 @@
 //! torch's `DimCounter`: walks a linear range `[begin, end)` of an iteration space in 2-D
 //! blocks — a partial first row, then whole (dim 0 × dim 1) blocks, then a partial tail — so
 //! that the inner loop always runs over dims 0 and 1 with fixed strides.
+//!
+//! Part of the plan rather than of execution: it is pure index arithmetic on the iteration
+//! shape (torch keeps it in `TensorIterator.h`), it defines the 2-D steps that
+//! [`TensorIterator::loops`](super::TensorIterator::loops) reports, and the executor walks the
+//! same steps with it (`exec` imports `plan`, never the reverse).
 
 use smallvec::{smallvec, SmallVec};
 
@@ -74,7 +79,11 @@ impl<'a> DimCounter<'a> {
 
 /// The 2-D blocks `(start multi-index, (size0, size1))` that a serial walk over `[begin, end)`
 /// takes. With at most one dim there is a single block of the whole range.
-pub fn blocks(shape: &[usize], begin: usize, end: usize) -> Vec<(Vec<usize>, (usize, usize))> {
+pub(crate) fn blocks(
+    shape: &[usize],
+    begin: usize,
+    end: usize,
+) -> Vec<(Vec<usize>, (usize, usize))> {
     if begin >= end {
         return vec![];
     }

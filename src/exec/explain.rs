@@ -1,0 +1,43 @@
+//! `explain()`: the plan's build trace, then how the executor would run it — the inner loop,
+//! the walk (tiled or not) and the split among threads — each derived from the same
+//! decisions the executor takes, so the text says what runs.
+#![forbid(unsafe_code)]
+
+use super::chunks::chunk_ranges;
+use super::raw::Walk;
+use super::{tiled, InnerLoop};
+use crate::error::Result;
+use crate::plan::TensorIterator;
+
+/// The build trace with every decision and its numbers ([`TensorIterator::explain_build`]),
+/// then how the walk would run on `threads` threads with this grain size.
+pub fn explain(plan: &TensorIterator, threads: usize, grain: usize) -> Result<String> {
+    let mut text = plan.explain_build()?;
+    text.push_str(&format!("\ninner loop: {}", inner_loop(plan).describe()));
+    text.push_str(&format!("\n{}", tiled::describe(plan)));
+    let numel = plan.numel();
+    let chunks = chunk_ranges(numel, grain, threads);
+    text.push_str(&format!(
+        "\nparallel: {numel} elements, grain {grain}, {threads} thread(s) -> {} chunk(s) {}",
+        chunks.len(),
+        chunks
+            .iter()
+            .map(|(b, e)| format!("[{b}, {e})"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    ));
+    Ok(text)
+}
+
+/// The path the typed loops take on the plan's blocks: [`InnerLoop::of`] on the dim-0 strides
+/// the kernel sees (a tiled walk's packed operands are contiguous there).
+pub fn inner_loop(plan: &TensorIterator) -> InnerLoop {
+    if plan.ndim() == 0 {
+        // No dim 0: the one element runs the strided loop (every walk stride is 0), also
+        // when there is no operand at all.
+        return InnerLoop::Strided;
+    }
+    let walk = Walk::new(plan, tiled::decide(plan).tiling());
+    let itemsizes: Vec<usize> = plan.operands().iter().map(|op| op.itemsize()).collect();
+    InnerLoop::of(walk.kernel_strides0(), &itemsizes, plan.noutputs())
+}

@@ -1,0 +1,460 @@
+//! The typed inner loops over a [`Block`]: `out = f(inputs)` with torch's paths — all
+//! contiguous, one input a broadcast scalar, or strided — picked by [`InnerLoop::of`], the
+//! same predicate `explain()` prints. Raw memory: see the invariants in [`super`].
+//!
+//! Contiguous and broadcast-scalar rows run in a copy of their loop compiled for AVX2 when the
+//! CPU has it (detected at run time: the build itself targets baseline x86-64), and float16
+//! arithmetic converts eight lanes at a time with F16C. Both give bit-identical results to the
+//! baseline loops.
+
+use super::{get, put, wide, Block};
+use crate::exec::InnerLoop;
+use std::mem::size_of;
+
+/// `o[i] = g(i)` for `i < n`: every contiguous or broadcast-scalar path below is one of these,
+/// with `g` reading the inputs at `i` (or a value read once). This is the loop LLVM vectorizes.
+///
+/// `g` is a `move` closure holding the row's pointers and a clone of the kernel: were they
+/// captured by reference, LLVM would have to assume every store through `o` may change them,
+/// reload them per element and give up on vectorizing (hence the `Clone` bound on kernels).
+///
+/// # Safety
+/// `o` must address `n` writable, aligned `O`s, and `g(i)` must be sound for every `i < n`.
+#[inline(always)]
+unsafe fn row<O>(o: *mut O, n: usize, g: impl Fn(usize) -> O) {
+    for i in 0..n {
+        // SAFETY: guaranteed by the caller.
+        unsafe { o.add(i).write(g(i)) };
+    }
+}
+
+/// [`row`] compiled for AVX2 (8 f32 lanes instead of SSE2's 4; integer shifts by a vector, so
+/// the float16 conversions vectorize). FMA and F16C only change the instructions of what the
+/// code asks for explicitly (`mul_add` is fused either way, and Rust never fuses `a * b + c`
+/// on its own), so results are the same as the baseline copy's.
+///
+/// # Safety
+/// As for [`row`], and the CPU must have AVX2, FMA and F16C ([`wide`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn row_avx2<O>(o: *mut O, n: usize, g: impl Fn(usize) -> O) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { row(o, n, g) }
+}
+
+/// [`row`] in the widest copy the CPU runs (`wide` is [`wide`]'s answer).
+///
+/// # Safety
+/// As for [`row`].
+#[inline(always)]
+unsafe fn run_row<O>(wide: bool, o: *mut O, n: usize, g: impl Fn(usize) -> O) {
+    #[cfg(target_arch = "x86_64")]
+    if wide {
+        // SAFETY: the caller's guarantees, and `wide` says the CPU has the features.
+        return unsafe { row_avx2(o, n, g) };
+    }
+    let _ = wide;
+    // SAFETY: guaranteed by the caller.
+    unsafe { row(o, n, g) }
+}
+
+/// `out = f(a)` over a block (operands: out, a). Contiguous rows take a loop the compiler
+/// vectorizes; a broadcast input is read once per row (in the strided loop too).
+pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
+    let (so, sa) = (blk.strides0[0], blk.strides0[1]);
+    let path = InnerLoop::of(blk.strides0, &[size_of::<O>(), size_of::<A>()], 1);
+    let wide = wide();
+    for j in 0..blk.size1 {
+        let (po, pa) = (blk.row(0, j), blk.row(1, j) as *const u8);
+        // SAFETY: module invariants; every index is `< size0`.
+        unsafe {
+            let (o, a) = (po as *mut O, pa as *const A);
+            match path {
+                InnerLoop::Vectorized => {
+                    let f = f.clone();
+                    run_row(wide, o, blk.size0, move |i| f(a.add(i).read()));
+                }
+                InnerLoop::ScalarBroadcast(_) => {
+                    let v = f(a.read());
+                    run_row(wide, o, blk.size0, move |_| v);
+                }
+                InnerLoop::Strided if sa == 0 => {
+                    let v = f(a.read());
+                    for i in 0..blk.size0 {
+                        put(po, i, so, v);
+                    }
+                }
+                InnerLoop::Strided => {
+                    for i in 0..blk.size0 {
+                        put(po, i, so, f(get::<A>(pa, i, sa)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `out = f(a, b)` over a block (operands: out, a, b), with torch's three paths: all
+/// contiguous, one input a broadcast scalar (stride 0) with the rest contiguous, or strided.
+pub(crate) fn map2<A: Copy, B: Copy, O: Copy>(blk: &Block, f: impl Fn(A, B) -> O + Clone) {
+    let (so, sa, sb) = (blk.strides0[0], blk.strides0[1], blk.strides0[2]);
+    let sizes = [size_of::<O>(), size_of::<A>(), size_of::<B>()];
+    let path = InnerLoop::of(blk.strides0, &sizes, 1);
+    let (n, wide) = (blk.size0, wide());
+    for j in 0..blk.size1 {
+        let (po, pa, pb) = (
+            blk.row(0, j),
+            blk.row(1, j) as *const u8,
+            blk.row(2, j) as *const u8,
+        );
+        // SAFETY: module invariants; every index is `< size0`.
+        unsafe {
+            let (o, a, b) = (po as *mut O, pa as *const A, pb as *const B);
+            match path {
+                InnerLoop::Vectorized => {
+                    let f = f.clone();
+                    run_row(wide, o, n, move |i| f(a.add(i).read(), b.add(i).read()));
+                }
+                InnerLoop::ScalarBroadcast(1) => {
+                    let av = a.read();
+                    let f = f.clone();
+                    run_row(wide, o, n, move |i| f(av, b.add(i).read()));
+                }
+                InnerLoop::ScalarBroadcast(_) => {
+                    let bv = b.read();
+                    let f = f.clone();
+                    run_row(wide, o, n, move |i| f(a.add(i).read(), bv));
+                }
+                InnerLoop::Strided => {
+                    for i in 0..n {
+                        put(po, i, so, f(get::<A>(pa, i, sa), get::<B>(pb, i, sb)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `out = f(a, b, c)` over a block (operands: out, a, b, c), with the same three paths as
+/// [`map2`].
+pub(crate) fn map3<A: Copy, B: Copy, C: Copy, O: Copy>(
+    blk: &Block,
+    f: impl Fn(A, B, C) -> O + Clone,
+) {
+    let s = blk.strides0;
+    let sizes = [
+        size_of::<O>(),
+        size_of::<A>(),
+        size_of::<B>(),
+        size_of::<C>(),
+    ];
+    let path = InnerLoop::of(s, &sizes, 1);
+    let (n, wide) = (blk.size0, wide());
+    for j in 0..blk.size1 {
+        let (po, pa, pb, pc) = (
+            blk.row(0, j),
+            blk.row(1, j) as *const u8,
+            blk.row(2, j) as *const u8,
+            blk.row(3, j) as *const u8,
+        );
+        // SAFETY: module invariants; every index is `< size0`.
+        unsafe {
+            let (o, a, b, c) = (po as *mut O, pa as *const A, pb as *const B, pc as *const C);
+            match path {
+                InnerLoop::Vectorized => {
+                    let f = f.clone();
+                    run_row(wide, o, n, move |i| {
+                        f(a.add(i).read(), b.add(i).read(), c.add(i).read())
+                    });
+                }
+                InnerLoop::ScalarBroadcast(1) => {
+                    let (av, f) = (a.read(), f.clone());
+                    run_row(wide, o, n, move |i| f(av, b.add(i).read(), c.add(i).read()));
+                }
+                InnerLoop::ScalarBroadcast(2) => {
+                    let (bv, f) = (b.read(), f.clone());
+                    run_row(wide, o, n, move |i| f(a.add(i).read(), bv, c.add(i).read()));
+                }
+                InnerLoop::ScalarBroadcast(_) => {
+                    let (cv, f) = (c.read(), f.clone());
+                    run_row(wide, o, n, move |i| f(a.add(i).read(), b.add(i).read(), cv));
+                }
+                InnerLoop::Strided => {
+                    for i in 0..n {
+                        let (x, y, z) = (
+                            get::<A>(pa, i, s[1]),
+                            get::<B>(pb, i, s[2]),
+                            get::<C>(pc, i, s[3]),
+                        );
+                        put(po, i, s[0], f(x, y, z));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `out = down(op(up(a), up(b)))` over a block: a kernel that computes in a wider type `W`
+/// than its element type `T` (float16 and bfloat16 compute in f32), given in three parts so
+/// that float16 rows can convert eight lanes per instruction with F16C (torch does the same);
+/// other types, and CPUs without AVX2/F16C, run [`map2`] on the composition.
+pub(crate) fn map2_widened<T: Copy + 'static, W: Copy + 'static>(
+    blk: &Block,
+    up: impl Fn(T) -> W + Clone,
+    down: impl Fn(W) -> T + Clone,
+    op: impl Fn(W, W) -> W + Clone,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::any::TypeId::of::<(T, W)>() == std::any::TypeId::of::<(half::f16, f32)>() && wide() {
+        let f = op.clone();
+        // `W` is f32 (checked above): the transmutes are identities.
+        let op32 = move |x: f32, y: f32| -> f32 {
+            // SAFETY: `W` and f32 are the same type.
+            unsafe {
+                std::mem::transmute_copy(&f(
+                    std::mem::transmute_copy(&x),
+                    std::mem::transmute_copy(&y),
+                ))
+            }
+        };
+        if map2_f16(blk, &op32) {
+            return;
+        }
+    }
+    map2(blk, move |x: T, y: T| down(op(up(x), up(y))))
+}
+
+/// [`map2_widened`] for float16 with F16C, on the blocks [`map2`] runs vectorized (all
+/// contiguous, or one input a broadcast scalar); `false` (nothing done) for any other block.
+#[cfg(target_arch = "x86_64")]
+fn map2_f16(blk: &Block, op: &impl Fn(f32, f32) -> f32) -> bool {
+    // Steps of the inputs in elements: 1 contiguous, 0 a broadcast scalar.
+    let (step_a, step_b) = match InnerLoop::of(blk.strides0, &[size_of::<u16>(); 3], 1) {
+        InnerLoop::Vectorized => (1, 1),
+        InnerLoop::ScalarBroadcast(1) => (0, 1),
+        InnerLoop::ScalarBroadcast(_) => (1, 0),
+        InnerLoop::Strided => return false,
+    };
+    for j in 0..blk.size1 {
+        let (o, a, b) = (blk.row(0, j), blk.row(1, j), blk.row(2, j));
+        // SAFETY: module invariants (every index is `< size0`, times the step), and `wide()`
+        // was checked by the caller.
+        unsafe {
+            row_f16_avx2(
+                o as *mut u16,
+                (a as *const u16, step_a),
+                (b as *const u16, step_b),
+                blk.size0,
+                op,
+            )
+        };
+    }
+    true
+}
+
+/// One float16 row, eight lanes per step: `o[i] = f16(op(f32(a[i·sa]), f32(b[i·sb])))` with
+/// the steps `sa`, `sb` 1 (contiguous) or 0 (a broadcast scalar). The last partial step goes
+/// through a zero-padded buffer. F16C converts exactly as the scalar conversions do (round to
+/// nearest even, NaN quieted with sign and payload kept).
+///
+/// # Safety
+/// `o` must address `n` writable `u16`s, each input `n` readable ones at its step (one for
+/// step 0), and the CPU must have AVX2, FMA and F16C. Inputs may alias the output exactly.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn row_f16_avx2(
+    o: *mut u16,
+    (a, sa): (*const u16, usize),
+    (b, sb): (*const u16, usize),
+    n: usize,
+    op: &impl Fn(f32, f32) -> f32,
+) {
+    use std::arch::x86_64::*;
+    if n == 0 {
+        return;
+    }
+    // A broadcast input is read once per row, as in `map2`.
+    // SAFETY: `n > 0`, so index 0 is in bounds; the CPU has F16C (the caller's guarantee).
+    let scalar = |p: *const u16| unsafe { _mm256_cvtph_ps(_mm_set1_epi16(p.read() as i16)) };
+    let (ba, bb) = (scalar(a), scalar(b));
+    // SAFETY: indices `i..i + len` are in bounds (the caller's guarantee); `buf` is local.
+    let load = |p: *const u16, step: usize, broadcast: __m256, i: usize, len: usize| unsafe {
+        if step == 0 {
+            broadcast
+        } else if len == 8 {
+            _mm256_cvtph_ps(_mm_loadu_si128(p.add(i) as *const __m128i))
+        } else {
+            let mut buf = [0u16; 8];
+            std::ptr::copy_nonoverlapping(p.add(i), buf.as_mut_ptr(), len);
+            _mm256_cvtph_ps(_mm_loadu_si128(buf.as_ptr() as *const __m128i))
+        }
+    };
+    let mut i = 0;
+    while i < n {
+        let len = (n - i).min(8);
+        let (mut x, mut y) = ([0f32; 8], [0f32; 8]);
+        // SAFETY: `x` and `y` hold eight f32s; `load` as above.
+        unsafe {
+            _mm256_storeu_ps(x.as_mut_ptr(), load(a, sa, ba, i, len));
+            _mm256_storeu_ps(y.as_mut_ptr(), load(b, sb, bb, i, len));
+        }
+        let r: [f32; 8] = std::array::from_fn(|k| op(x[k], y[k]));
+        // SAFETY: `o + i .. o + i + len` is in bounds (the caller's guarantee); `buf` is local.
+        unsafe {
+            let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(r.as_ptr()));
+            if len == 8 {
+                _mm_storeu_si128(o.add(i) as *mut __m128i, h);
+            } else {
+                let mut buf = [0u16; 8];
+                _mm_storeu_si128(buf.as_mut_ptr() as *mut __m128i, h);
+                std::ptr::copy_nonoverlapping(buf.as_ptr(), o.add(i), len);
+            }
+        }
+        i += len;
+    }
+}
+
+/// Copies `size0 × size1` elements of `width` bytes each between two operands (out, src)
+/// without interpreting them: a row `memcpy` when both are contiguous.
+pub(crate) fn copy_bytes(blk: &Block, width: usize) {
+    match width {
+        1 => map1::<u8, u8>(blk, |x| x),
+        2 => map1::<u16, u16>(blk, |x| x),
+        4 => map1::<u32, u32>(blk, |x| x),
+        8 => map1::<u64, u64>(blk, |x| x),
+        _ => map1::<u128, u128>(blk, |x| x),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::element::{f16_from_f32, f16_to_f32};
+    use half::f16;
+
+    /// Runs `map2_widened` on float16 rows (`b` broadcast when `sb` is 0) and checks every
+    /// element against the scalar composition, bit for bit.
+    fn check(a: &[u16], b: &[u16], sb: isize, op: fn(f32, f32) -> f32) {
+        let n = a.len();
+        let mut out = vec![0u16; n];
+        let ptrs = [
+            out.as_mut_ptr() as *mut u8,
+            a.as_ptr() as *mut u8,
+            b.as_ptr() as *mut u8,
+        ];
+        let (strides0, strides1) = ([2, 2, sb], [0; 3]);
+        // SAFETY: one row of `n` u16s per operand, `b` broadcast (one element) when `sb` is 0;
+        // the output is a local buffer of `n`.
+        let blk = unsafe { Block::new(&ptrs, &strides0, &strides1, n, 1) };
+        map2_widened(&blk, f16_to_f32, f16_from_f32, op);
+        for i in 0..n {
+            let y = b[if sb == 0 { 0 } else { i }];
+            let (x, y) = (f16::from_bits(a[i]), f16::from_bits(y));
+            let want = f16_from_f32(op(f16_to_f32(x), f16_to_f32(y)));
+            assert_eq!(out[i], want.to_bits(), "{x:?} op {y:?}");
+        }
+    }
+
+    #[test]
+    fn float16_rows_match_the_scalar_path() {
+        // every pattern against a scrambled partner, with a partial last step (n % 8 = 3)
+        let a: Vec<u16> = (0..65539u32).map(|i| i as u16).collect();
+        let b: Vec<u16> = (0..65539u32).map(|i| (i * 7919 + 13) as u16).collect();
+        for op in [
+            |x: f32, y: f32| x + y,
+            |x, y| x - y,
+            |x, y| x * y,
+            |x, y| x / y,
+            |x: f32, y: f32| y.mul_add(0.1, x),
+        ] {
+            check(&a, &b, 2, op);
+            check(&a, &[0x3C01], 0, op);
+            check(&a[..5], &b[..5], 2, op);
+        }
+    }
+
+    /// `map1`, `map2` and `map3` on every mix of operand layouts along dim 0 — output
+    /// contiguous or strided, each input contiguous, broadcast (stride 0) or strided — so that
+    /// each path [`InnerLoop::of`] picks runs, against the naive loop over the indices.
+    #[test]
+    fn every_path_gives_the_naive_values() {
+        const N: usize = 37;
+        const ROWS: usize = 3;
+        let pitch = (2 * N * 4) as isize; // bytes between rows, for every operand
+        let stride = |mode: usize| [0isize, 4, 8][mode];
+        // operand k's value at (i, j): distinct per operand and element
+        let value = |k: usize, i: usize, j: usize| (k * 100_000 + j * 1000 + i) as u32;
+        let make = |k: usize, mode: usize| {
+            let mut buf = vec![0u32; 2 * N * ROWS + 2];
+            for j in 0..ROWS {
+                for i in 0..N {
+                    let at = (i as isize * stride(mode) + j as isize * pitch) / 4;
+                    buf[at as usize] = if mode == 0 {
+                        value(k, 0, j)
+                    } else {
+                        value(k, i, j)
+                    };
+                }
+            }
+            buf
+        };
+        let f3 = |x: u32, y: u32, z: u32| x.wrapping_mul(3) ^ y.wrapping_add(z.rotate_left(7));
+        let mut seen = Vec::new();
+        for out_mode in 1..3 {
+            for modes in (0..27).map(|m| [m % 3, m / 3 % 3, m / 9]) {
+                for nin in 1..=3 {
+                    if modes[nin..].iter().any(|&m| m != 1) {
+                        continue; // each mix once per arity
+                    }
+                    let mut bufs: Vec<Vec<u32>> = vec![vec![0u32; 2 * N * ROWS + 2]];
+                    bufs.extend((0..nin).map(|k| make(k + 1, modes[k])));
+                    let ptrs: Vec<*mut u8> =
+                        bufs.iter_mut().map(|b| b.as_mut_ptr() as *mut u8).collect();
+                    let strides0: Vec<isize> = std::iter::once(stride(out_mode))
+                        .chain(modes[..nin].iter().map(|&m| stride(m)))
+                        .collect();
+                    let strides1 = vec![pitch; nin + 1];
+                    seen.push(InnerLoop::of(&strides0, &vec![4; nin + 1], 1));
+                    // SAFETY: each buffer holds `2·N·ROWS + 2` u32s, more than the largest
+                    // offset `(N-1)·8 + (ROWS-1)·pitch` bytes reaches; operand 0 is the output.
+                    let blk = unsafe { Block::new(&ptrs, &strides0, &strides1, N, ROWS) };
+                    match nin {
+                        1 => map1::<u32, u32>(&blk, |x| x.wrapping_mul(3)),
+                        2 => map2::<u32, u32, u32>(&blk, |x, y| f3(x, y, 0)),
+                        _ => map3::<u32, u32, u32, u32>(&blk, f3),
+                    }
+                    for j in 0..ROWS {
+                        for i in 0..N {
+                            let at = |k: usize| {
+                                let m = if k == 0 { out_mode } else { modes[k - 1] };
+                                let i = if m == 0 { 0 } else { i };
+                                value(k, i, j)
+                            };
+                            let want = match nin {
+                                1 => at(1).wrapping_mul(3),
+                                2 => f3(at(1), at(2), 0),
+                                _ => f3(at(1), at(2), at(3)),
+                            };
+                            let o = (i as isize * stride(out_mode) + j as isize * pitch) / 4;
+                            assert_eq!(
+                                bufs[0][o as usize],
+                                want,
+                                "out {out_mode} inputs {:?} at ({i}, {j})",
+                                &modes[..nin]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for path in [
+            InnerLoop::Vectorized,
+            InnerLoop::ScalarBroadcast(1),
+            InnerLoop::ScalarBroadcast(2),
+            InnerLoop::ScalarBroadcast(3),
+            InnerLoop::Strided,
+        ] {
+            assert!(seen.contains(&path), "{path:?} never ran");
+        }
+    }
+}

@@ -1,0 +1,517 @@
+//! The walk: a plan's shape and operands turned into the 2-D [`Block`]s a kernel runs on —
+//! torch's `serial_for_each` over a linear range, in tiles when [`tiled`] says so, with the
+//! packed operands copied through scratch. Raw memory: see the invariants in [`super`].
+
+use super::pack::{self, Line};
+use super::{Block, SendPtr};
+use crate::exec::tiled::{self, Tiling};
+use crate::plan::{DimCounter, TensorIterator, INLINE_DIMS};
+use smallvec::{smallvec, SmallVec};
+use std::marker::PhantomData;
+
+/// Operands kept inline (no heap allocation) by a walk: a ternary op's out + 3 inputs.
+const INLINE_OPERANDS: usize = 4;
+
+type Dims<T> = SmallVec<[T; INLINE_DIMS]>;
+type PerOperand<T> = SmallVec<[T; INLINE_OPERANDS]>;
+
+/// An operand a tiled walk hands to the kernel through scratch (see [`tiled`]): its element
+/// width, whether it is an output (written back after the kernel), and its lines of scratch.
+#[derive(Debug, Clone)]
+struct Packed {
+    width: usize,
+    output: bool,
+    lines: std::ops::Range<usize>,
+}
+
+/// Everything a walk needs, taken from the plan once and kept inline for small plans (the
+/// serial path allocates nothing): the shape in walk order (at least 2-D, padded with 1), each
+/// operand's base pointer and byte strides, the tile edges when the walk is tiled, and the
+/// operands packed in each tile. The lifetime is the plan's (or the buffers') that the
+/// pointers point into.
+pub(crate) struct Walk<'p> {
+    shape: Dims<usize>,
+    base: PerOperand<SendPtr>,
+    /// `strides[d * nops + k]`: operand k's byte stride along walk dim d, so that the strides
+    /// of one dim across operands form the slice a [`Block`] wants.
+    strides: SmallVec<[isize; INLINE_DIMS * INLINE_OPERANDS]>,
+    nops: usize,
+    /// Tile edges along walk dims 0 and 1 (`usize::MAX`: untiled, blocks are whole).
+    edges: (usize, usize),
+    /// Per operand, how it is packed (`None`: the kernel sees it in place).
+    packed: PerOperand<Option<Packed>>,
+    /// Lines of scratch a packed walk needs per thread (0: nothing is packed).
+    scratch_lines: usize,
+    /// The byte strides the kernel sees along dims 0 and 1 of a packed walk's tiles.
+    packed_strides: (PerOperand<isize>, PerOperand<isize>),
+    memory: PhantomData<&'p ()>,
+}
+
+impl<'p> Walk<'p> {
+    /// The walk over a plan's operands (tiled as `tiling` says).
+    pub(crate) fn new(plan: &'p TensorIterator, tiling: Option<Tiling>) -> Walk<'p> {
+        let ops = plan.operands();
+        let bases = ops.iter().map(|op| {
+            op.array
+                .as_ref()
+                .map_or(std::ptr::null_mut(), |a| a.data_ptr() as *mut u8)
+        });
+        let widths: PerOperand<usize> = ops.iter().map(|op| op.itemsize()).collect();
+        // SAFETY: the plan's guarantees (see the module invariants): every operand's byte
+        // strides over the plan's shape address elements of its dtype inside its array's
+        // storage, which the plan keeps alive for `'p`; outputs are writable; `widths` are the
+        // operands' element sizes.
+        unsafe {
+            Walk::from_parts(
+                plan.shape(),
+                bases,
+                |d, k| ops[k].stride_bytes.get(d).copied().unwrap_or(0),
+                tiling,
+                Some((&widths, plan.noutputs())),
+            )
+        }
+    }
+
+    /// A walk over `shape` (fastest first) for operands at `bases` with byte strides
+    /// `stride(d, k)`. A tiling reorders the dims to `[0, tiling.dim, the others]`, so that the
+    /// blocks a DimCounter hands out span the tile's two dims; the linear ranges given to
+    /// [`Walk::run`] (and the thread split) are then ranges of that order.
+    ///
+    /// `operands` gives each operand's element width and the number of outputs: a tiled walk
+    /// then packs the operands that are not contiguous along dim 0 ([`tiled::is_packed`]).
+    /// Without it nothing is packed (a walk over pointers that are never dereferenced).
+    ///
+    /// # Safety
+    /// For every operand `k` and every index of `shape`, `bases[k] + Σ_d index[d]·stride(d,
+    /// k)` must address an element of operand `k` inside one live allocation, aligned for its
+    /// element type (`widths[k]` bytes when `operands` is given), readable, and writable for
+    /// the first `noutputs` operands, for `'p`: [`Walk::run`] hands these addresses to its
+    /// closure in [`Block`]s (see [`Block::new`]) and packs operands through them.
+    pub(crate) unsafe fn from_parts(
+        shape: &[usize],
+        bases: impl IntoIterator<Item = *mut u8>,
+        stride: impl Fn(usize, usize) -> isize,
+        tiling: Option<Tiling>,
+        operands: Option<(&[usize], usize)>,
+    ) -> Walk<'p> {
+        let base: PerOperand<SendPtr> = bases.into_iter().map(SendPtr).collect();
+        let nops = base.len();
+        let ndim = shape.len().max(2);
+        let mut order: Dims<usize> = (0..ndim).collect();
+        if let Some(t) = tiling {
+            order.remove(t.dim);
+            order.insert(1, t.dim);
+        }
+        let size = |d: usize| shape.get(d).copied().unwrap_or(1);
+        let stride_or_0 = |d: usize, k: usize| if d < shape.len() { stride(d, k) } else { 0 };
+        let mut strides = SmallVec::with_capacity(ndim * nops);
+        for &d in &order {
+            strides.extend((0..nops).map(|k| stride_or_0(d, k)));
+        }
+        let edges = tiling.map_or((usize::MAX, usize::MAX), |t| (t.edge0, t.edge1));
+        let mut packed: PerOperand<Option<Packed>> = smallvec![None; nops];
+        let mut scratch_lines = 0;
+        if let (Some(_), Some((widths, noutputs))) = (tiling, operands) {
+            for (k, p) in packed.iter_mut().enumerate() {
+                if tiled::is_packed(strides[k], widths[k]) {
+                    let bytes = pack::packed_bytes(edges.0, edges.1, widths[k]);
+                    let lines = bytes.div_ceil(std::mem::size_of::<Line>());
+                    *p = Some(Packed {
+                        width: widths[k],
+                        output: k < noutputs,
+                        lines: scratch_lines..scratch_lines + lines,
+                    });
+                    scratch_lines += lines;
+                }
+            }
+        }
+        let packed_strides = (0..nops)
+            .map(|k| match &packed[k] {
+                Some(p) => (p.width as isize, (edges.0 * p.width) as isize),
+                None => (strides[k], strides[nops + k]),
+            })
+            .unzip();
+        Walk {
+            shape: order.iter().map(|&d| size(d)).collect(),
+            base,
+            strides,
+            nops,
+            edges,
+            packed,
+            scratch_lines,
+            packed_strides,
+            memory: PhantomData,
+        }
+    }
+
+    /// Each operand's byte stride along dim 0 in the blocks the closure of [`Walk::run`] gets:
+    /// the plan's, or the element size for an operand packed into scratch. This is what the
+    /// loops pick their path from (`explain()` asks here too).
+    pub(crate) fn kernel_strides0(&self) -> &[isize] {
+        &self.packed_strides.0
+    }
+
+    /// torch's `serial_for_each` over `[begin, end)` of the walk order: a DimCounter hands out
+    /// 2-D blocks, and a tiled walk cuts each into tiles (rows of tiles along dim 0 first).
+    pub(crate) fn run(&self, begin: usize, end: usize, f: &impl Fn(&Block)) {
+        let n = self.nops;
+        let (strides0, strides1) = (&self.strides[..n], &self.strides[n..2 * n]);
+        let mut corner: PerOperand<*mut u8> = smallvec![std::ptr::null_mut(); n];
+        let mut ptrs = corner.clone();
+        let mut next = corner.clone();
+        let mut scratch = vec![Line::ZERO; self.scratch_lines];
+        let mut counter = DimCounter::new(&self.shape, begin, end);
+        while !counter.is_done() {
+            let (size0, size1) = counter.max_2d_step();
+            for (k, p) in corner.iter_mut().enumerate() {
+                let offset: isize = counter
+                    .values
+                    .iter()
+                    .enumerate()
+                    .map(|(d, &v)| v as isize * self.strides[d * n + k])
+                    .sum();
+                *p = self.base[k].0.wrapping_offset(offset);
+            }
+            let mut j = 0;
+            while j < size1 {
+                let tile1 = self.edges.1.min(size1 - j);
+                let mut i = 0;
+                while i < size0 {
+                    let tile0 = self.edges.0.min(size0 - i);
+                    for (k, p) in ptrs.iter_mut().enumerate() {
+                        let offset = i as isize * strides0[k] + j as isize * strides1[k];
+                        *p = corner[k].wrapping_offset(offset);
+                    }
+                    // The next tile of this block: along dim 0, else the next row of tiles.
+                    let (next_i, next_j) = if i + tile0 < size0 {
+                        (i + tile0, j)
+                    } else {
+                        (0, j + tile1)
+                    };
+                    if self.scratch_lines > 0 && next_j < size1 {
+                        for (k, p) in next.iter_mut().enumerate() {
+                            let offset =
+                                next_i as isize * strides0[k] + next_j as isize * strides1[k];
+                            *p = corner[k].wrapping_offset(offset);
+                        }
+                        // SAFETY: the next tile of this 2-D block: its elements are in the
+                        // walk's range, valid by the contract of `from_parts`.
+                        let next_tile = unsafe {
+                            Block::new(
+                                &next,
+                                strides0,
+                                strides1,
+                                self.edges.0.min(size0 - next_i),
+                                self.edges.1.min(size1 - next_j),
+                            )
+                        };
+                        pack::prefetch(&next_tile);
+                    }
+                    // SAFETY: elements `(i.., j..)` of the current 2-D block, which the
+                    // DimCounter keeps inside the walk's shape: valid by the contract of
+                    // `from_parts`.
+                    let tile = unsafe { Block::new(&ptrs, strides0, strides1, tile0, tile1) };
+                    if self.scratch_lines == 0 {
+                        f(&tile);
+                    } else {
+                        self.run_packed(&tile, &mut scratch, f);
+                    }
+                    i += tile0;
+                }
+                j += tile1;
+            }
+            counter.increment((size0, size1));
+        }
+    }
+
+    /// Runs `f` on one tile with the packed operands copied into `scratch`, dim 0 contiguous
+    /// (outputs too, so that a kernel reading its output sees the right values), and the
+    /// packed outputs copied back afterwards.
+    fn run_packed(&self, tile: &Block, scratch: &mut [Line], f: &impl Fn(&Block)) {
+        let ld = self.edges.0;
+        for (k, p) in self.packed.iter().enumerate() {
+            if let Some(p) = p {
+                pack::pack(tile, k, p.width, &mut scratch[p.lines.clone()], ld);
+            }
+        }
+        let base = scratch.as_mut_ptr();
+        let ptrs: PerOperand<*mut u8> = (0..self.nops)
+            .map(|k| match &self.packed[k] {
+                Some(p) => base.wrapping_add(p.lines.start) as *mut u8,
+                None => tile.ptrs[k],
+            })
+            .collect();
+        // SAFETY: a packed operand's `(i, j)` is at byte `(j·ld + i)·width` of its own lines of
+        // `scratch` (which `packed_bytes` sized for a whole tile, `ld` = edge 0 >= size0, and
+        // which outlive the call), with strides `(width, ld·width)`; the others are the
+        // tile's own, valid as `tile` is.
+        let packed = unsafe {
+            Block::new(
+                &ptrs,
+                &self.packed_strides.0,
+                &self.packed_strides.1,
+                tile.size0,
+                tile.size1,
+            )
+        };
+        f(&packed);
+        for (k, p) in self.packed.iter().enumerate() {
+            if let Some(p) = p.as_ref().filter(|p| p.output) {
+                pack::unpack(tile, k, p.width, &scratch[p.lines.clone()], ld);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::chunks::Chunks;
+    use crate::exec::raw::{copy_bytes, map2};
+    use crate::exec::tiled::tests::geometry;
+    use proptest::prelude::*;
+    use std::sync::Mutex;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Every element is visited exactly once, with every operand's pointer at its offset,
+        /// for any tile dim and edges, split at a random point and among random chunks.
+        #[test]
+        fn tiled_walk_visits_each_element_once(
+            (shape, ops) in geometry(),
+            dim_pick in 0usize..8,
+            edge0 in 1usize..5,
+            edge1 in 1usize..5,
+            untiled in any::<bool>(),
+            split in 0.0f64..1.0,
+            grain in 1usize..40,
+            threads in 1usize..5,
+        ) {
+            let numel: usize = shape.iter().product();
+            let tiling = Tiling { dim: 1 + dim_pick % (shape.len() - 1), operand: 1, edge0, edge1 };
+            let base = 1usize << 20;
+            let bases: Vec<*mut u8> = (0..ops.len())
+                .map(|k| std::ptr::null_mut::<u8>().wrapping_add(base * (k + 1)))
+                .collect();
+            // SAFETY: the addresses are made up, but nothing reads or writes them: nothing is
+            // packed (no `operands`), and `check` only compares addresses.
+            let walk = unsafe {
+                Walk::from_parts(
+                    &shape,
+                    bases,
+                    |d, k| ops[k][d],
+                    (!untiled).then_some(tiling),
+                    None,
+                )
+            };
+            let visits = Mutex::new(vec![0u32; numel]);
+            let errors = Mutex::new(Vec::<String>::new());
+            let check = |b: &Block| {
+                for j in 0..b.size1() {
+                    for i in 0..b.size0() {
+                        let at = |k: usize| b.at(k, i, j) as usize as isize;
+                        let linear = (at(0) - base as isize) as usize;
+                        let mut rest = linear;
+                        let mut want: Vec<isize> = (0..ops.len()).map(|k| (base * (k + 1)) as isize).collect();
+                        for (d, &n) in shape.iter().enumerate() {
+                            let idx = (rest % n) as isize;
+                            rest /= n;
+                            for (k, w) in want.iter_mut().enumerate() {
+                                *w += idx * ops[k][d];
+                            }
+                        }
+                        for (k, &w) in want.iter().enumerate() {
+                            if at(k) != w {
+                                errors.lock().unwrap().push(format!("element {linear}: operand {k} at {} not {w}", at(k)));
+                            }
+                        }
+                        if linear < numel {
+                            visits.lock().unwrap()[linear] += 1;
+                        } else {
+                            errors.lock().unwrap().push(format!("probe {linear} out of range"));
+                        }
+                    }
+                }
+            };
+            // a random split into two ranges, each walked serially
+            let cut = ((numel as f64) * split) as usize;
+            walk.run(0, cut, &check);
+            walk.run(cut, numel, &check);
+            // and the thread split for_each would use
+            let chunks = Chunks::new(numel, grain, threads);
+            for t in 0..chunks.count {
+                let (b, e) = chunks.range(t);
+                walk.run(b, e, &check);
+            }
+            let errors = errors.into_inner().unwrap();
+            prop_assert!(errors.is_empty(), "{:?}", &errors[..errors.len().min(5)]);
+            let visits = visits.into_inner().unwrap();
+            prop_assert!(visits.iter().all(|&v| v == 2), "visit counts {:?}", visits);
+        }
+    }
+
+    /// One operand of a packed-walk test: a buffer of `T` laid out over `shape` in dim order
+    /// `order` (fastest first), dims flagged 1 reversed and (inputs only) 0 broadcast.
+    struct Operand<T> {
+        buf: Vec<T>,
+        /// Element strides per dim, and the element offset of index (0, 0, …).
+        strides: Vec<isize>,
+        origin: isize,
+    }
+
+    impl<T: Copy> Operand<T> {
+        fn new(shape: &[usize], order: &[usize], flags: &[u8], fill: impl Fn(usize) -> T) -> Self {
+            let mut strides = vec![0isize; shape.len()];
+            let (mut acc, mut origin) = (1isize, 0isize);
+            for &d in order {
+                if flags[d] == 0 {
+                    continue;
+                }
+                let reach = (shape[d] as isize - 1) * acc;
+                strides[d] = if flags[d] == 1 { -acc } else { acc };
+                if flags[d] == 1 {
+                    origin += reach;
+                }
+                acc *= shape[d] as isize;
+            }
+            Operand {
+                buf: (0..acc as usize).map(fill).collect(),
+                strides,
+                origin,
+            }
+        }
+        fn at(&self, index: &[usize]) -> T {
+            let off: isize = index
+                .iter()
+                .zip(&self.strides)
+                .map(|(&i, &s)| i as isize * s)
+                .sum();
+            self.buf[(self.origin + off) as usize]
+        }
+        fn base(&mut self) -> *mut u8 {
+            self.buf.as_mut_ptr().wrapping_offset(self.origin) as *mut u8
+        }
+    }
+
+    /// A random case for the packed walks: shape, tile, and per operand (out, a, b) a dim
+    /// order and flags (0 broadcast — inputs only —, 1 reversed, else forward).
+    type PackCase = (
+        Vec<usize>,
+        (usize, usize, usize),
+        Vec<(Vec<usize>, Vec<u8>)>,
+    );
+
+    fn pack_case() -> impl Strategy<Value = PackCase> {
+        prop::collection::vec(1usize..18, 2..5)
+            .prop_filter("small", |s| s.iter().product::<usize>() <= 6000)
+            .prop_flat_map(|shape| {
+                let n = shape.len();
+                let layout = |lo: u8| {
+                    (
+                        Just((0..n).collect::<Vec<_>>()).prop_shuffle(),
+                        prop::collection::vec(lo..5, n),
+                    )
+                };
+                (
+                    Just(shape),
+                    (0..n - 1, 1usize..21, 1usize..21),
+                    (layout(1), layout(0), layout(0)).prop_map(|(o, a, b)| vec![o, a, b]),
+                )
+            })
+    }
+
+    /// Runs a copy (out = a) and a binary op (out = a + b, wrapping) of `T` through a packed
+    /// tiled walk and checks every element against a naive loop over the indices.
+    fn check_packed<T: Copy + PartialEq + std::fmt::Debug>(
+        (shape, (dim, edge0, edge1), layouts): &PackCase,
+        make: fn(u64) -> T,
+        add: fn(T, T) -> T,
+        cut: f64,
+    ) -> Result<(), TestCaseError> {
+        let width = std::mem::size_of::<T>();
+        let numel: usize = shape.iter().product();
+        let tiling = Tiling {
+            dim: 1 + dim,
+            operand: 1,
+            edge0: *edge0,
+            edge1: *edge1,
+        };
+        let mut ops: Vec<Operand<T>> = layouts
+            .iter()
+            .enumerate()
+            .map(|(k, (order, flags))| {
+                let seed = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(k as u64 + 1);
+                Operand::new(shape, order, flags, |i| {
+                    make((i as u64 ^ seed).wrapping_mul(0xD134_2543_DE82_EF95))
+                })
+            })
+            .collect();
+        let byte_strides: Vec<Vec<isize>> = ops
+            .iter()
+            .map(|o| o.strides.iter().map(|&s| s * width as isize).collect())
+            .collect();
+        let cut = (numel as f64 * cut) as usize;
+        let walk_over = |ops: &mut [Operand<T>], which: &[usize]| {
+            // SAFETY: each operand's buffer holds every element its strides reach from its
+            // base (`Operand::new`), elements of `width` bytes; the buffers outlive the walk.
+            unsafe {
+                Walk::from_parts(
+                    shape,
+                    which.iter().map(|&k| ops[k].base()).collect::<Vec<_>>(),
+                    |d, k| byte_strides[which[k]][d],
+                    Some(tiling),
+                    Some((&vec![width; which.len()], 1)),
+                )
+            }
+        };
+        // every multi-index of the shape, fastest first
+        let indices: Vec<Vec<usize>> = (0..numel)
+            .map(|mut l| {
+                shape
+                    .iter()
+                    .map(|&n| {
+                        let i = l % n;
+                        l /= n;
+                        i
+                    })
+                    .collect()
+            })
+            .collect();
+
+        let walk = walk_over(&mut ops, &[0, 1]);
+        let kernel = |b: &Block| copy_bytes(b, width);
+        walk.run(0, cut, &kernel);
+        walk.run(cut, numel, &kernel);
+        for idx in &indices {
+            prop_assert_eq!(ops[0].at(idx), ops[1].at(idx), "copy at {:?}", idx);
+        }
+
+        let walk = walk_over(&mut ops, &[0, 1, 2]);
+        let kernel = |b: &Block| map2::<T, T, T>(b, add);
+        walk.run(0, cut, &kernel);
+        walk.run(cut, numel, &kernel);
+        for idx in &indices {
+            let want = add(ops[1].at(idx), ops[2].at(idx));
+            prop_assert_eq!(ops[0].at(idx), want, "add at {:?}", idx);
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(160))]
+
+        /// Copies and binary ops through packed tiles (any operand transposed, reversed or
+        /// broadcast, the output too) give the naive loop's values, for 1- to 16-byte elements.
+        #[test]
+        fn packed_tiles_compute_the_right_values(case in pack_case(), width in 0usize..5, cut in 0.0f64..1.0) {
+            match width {
+                0 => check_packed(&case, |x| (x >> 56) as u8, u8::wrapping_add, cut)?,
+                1 => check_packed(&case, |x| (x >> 48) as u16, u16::wrapping_add, cut)?,
+                2 => check_packed(&case, |x| (x >> 32) as u32, u32::wrapping_add, cut)?,
+                3 => check_packed(&case, |x| x, u64::wrapping_add, cut)?,
+                _ => check_packed(&case, |x| (x as u128) << 64 | x.rotate_left(7) as u128, u128::wrapping_add, cut)?,
+            }
+        }
+    }
+}
