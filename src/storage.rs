@@ -94,7 +94,7 @@ impl Storage {
         }
         let align = if nbytes <= SMALL { 16 } else { ALIGNMENT };
         let layout = AllocLayout::from_size_align(nbytes.max(1), align)
-            .map_err(|_| Error::value(format!("cannot allocate {nbytes} bytes")))?;
+            .map_err(|_| Error::OutOfMemory { bytes: nbytes })?;
         // SAFETY: `layout` has a non-zero size.
         let raw = unsafe {
             if zeroed {
@@ -103,9 +103,7 @@ impl Storage {
                 alloc(layout)
             }
         };
-        let ptr = NonNull::new(raw).ok_or_else(|| {
-            Error::value(format!("out of memory: cannot allocate {nbytes} bytes"))
-        })?;
+        let ptr = NonNull::new(raw).ok_or(Error::OutOfMemory { bytes: nbytes })?;
         Ok(Arc::new(Storage {
             ptr,
             nbytes,
@@ -150,9 +148,7 @@ impl Storage {
             )
         };
         if base == libc::MAP_FAILED {
-            return Err(Error::value(format!(
-                "out of memory: cannot allocate {nbytes} bytes"
-            )));
+            return Err(Error::OutOfMemory { bytes: nbytes });
         }
         let base = base as *mut u8;
         let start = base.wrapping_add(base.align_offset(HUGE_PAGE));
@@ -264,9 +260,7 @@ impl Storage {
         if self.writable {
             Ok(())
         } else {
-            Err(Error::value(
-                "cannot write into a read-only array (it views read-only memory)",
-            ))
+            Err(Error::ReadOnly)
         }
     }
 }

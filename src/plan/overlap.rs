@@ -64,18 +64,14 @@ pub fn overlap_status(a: &Array, b: &Array) -> Overlap {
 
 pub fn assert_no_internal_overlap(a: &Array) -> Result<()> {
     if internal_overlap(a) == Overlap::Yes {
-        return Err(Error::value(
-            "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
-        ));
+        return Err(Error::Overlap { internal: true });
     }
     Ok(())
 }
 
 pub fn assert_no_partial_overlap(a: &Array, b: &Array) -> Result<()> {
     if overlap_status(a, b) == Overlap::Partial {
-        return Err(Error::value(
-            "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.",
-        ));
+        return Err(Error::Overlap { internal: false });
     }
     Ok(())
 }
