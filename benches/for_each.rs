@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ferroiter::kernels::copy::copy_into;
-use ferroiter::kernels::elementwise::{binary, unary, Arg, BinaryOp, UnaryOp};
+use ferroiter::kernels::{binary, unary, Arg, BinaryOp, UnaryOp};
 use ferroiter::{Array, DType, MemoryFormat, Scalar};
 
 fn filled(shape: &[usize], format: MemoryFormat) -> Array {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test from a fresh clone: creates .venv, installs the test dependencies (torch
-# included), builds the extension, then runs `cargo test`, stubtest and mypy (the type stubs
-# against the extension), and `pytest`. Exits non-zero on any failure. FERROITER_NIGHTLY=1 runs
+# included), builds the extension, then runs `cargo test`, the Rust lints (fmt, clippy),
+# stubtest and mypy (the type stubs against the extension), and `pytest`. Exits non-zero on any failure. FERROITER_NIGHTLY=1 runs
 # the randomized suites with many more examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,11 @@ python -m pip install --quiet -r requirements-test.txt
 
 echo "== cargo test (the core, without Python)"
 cargo test --quiet
+
+echo "== Rust lints: cargo fmt --check, clippy -D warnings (the core alone, and with the binding)"
+cargo fmt --check
+cargo clippy --quiet --all-targets -- -D warnings
+cargo clippy --quiet --all-targets --features python -- -D warnings
 
 echo "== build the extension"
 maturin develop --release --quiet
