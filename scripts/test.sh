@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test from a fresh clone: creates .venv, installs the test dependencies (torch
 # included), builds the extension, then runs `cargo test`, the Rust lints (fmt, clippy),
-# stubtest and mypy (the type stubs against the extension), and `pytest`. Exits non-zero on any failure. FERROITER_NIGHTLY=1 runs
-# the randomized suites with many more examples.
+# stubtest and mypy (the type stubs against the extension), and `pytest`. Exits non-zero on
+# any failure. FERROITER_NIGHTLY=1 runs the randomized suites with many more examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
