@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test from a fresh clone: creates .venv, installs the test dependencies (torch
-# included), builds the extension, then runs `cargo test`, the Rust lints (fmt, clippy),
-# stubtest and mypy (the type stubs against the extension), and `pytest`. Exits non-zero on
-# any failure. FERROITER_NIGHTLY=1 runs the randomized suites with many more examples.
+# included), builds the extension, then runs `cargo test`, the Rust lints (fmt, clippy), the
+# Python lints (ruff check, ruff format --check), stubtest and mypy (the type stubs against the
+# extension), and `pytest`. Exits non-zero on any failure. FERROITER_NIGHTLY=1 runs the
+# randomized suites with many more examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,10 @@ echo "== Rust lints: cargo fmt --check, clippy -D warnings (the core alone, and 
 cargo fmt --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --all-targets --features python -- -D warnings
+
+echo "== Python lints: ruff check, ruff format --check (rules in pyproject.toml [tool.ruff])"
+ruff check python tests
+ruff format --check python tests
 
 echo "== build the extension"
 maturin develop --release --quiet

@@ -8,14 +8,23 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
-_COMMON = dict(
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+from harness import PARALLELISM, PARALLELISM_IDS
+
+_COMMON = {
+    "deadline": None,
+    "print_blob": True,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
 
 settings.register_profile("ci", max_examples=150, **_COMMON)
 settings.register_profile("nightly", max_examples=5000, **_COMMON)
 settings.load_profile("nightly" if os.environ.get("FERROITER_NIGHTLY") == "1" else "ci")
+
+
+@pytest.fixture(params=PARALLELISM, ids=PARALLELISM_IDS)
+def threads_and_grain(request):
+    """Each (threads, grain size) setting of harness.PARALLELISM in turn."""
+    return request.param

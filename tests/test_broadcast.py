@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import ferroiter as fi
 import pytest
 import torch
-from differential import assert_same, assert_same_error, assert_same_outcome, make_base, share
 from hypothesis import given
 from hypothesis import strategies as st
+
+import ferroiter as fi
+
+from harness import assert_same, assert_same_error, assert_same_outcome, make_base, share
 
 
 @st.composite

@@ -6,22 +6,24 @@ from __future__ import annotations
 
 import math
 
-import ferroiter as fi
 import numpy as np
 import pytest
 import torch
-from differential import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ferroiter as fi
+
+from harness import (
     FORMATS,
     NAME_OF,
     TORCH_DTYPES,
     assert_same,
     assert_same_error,
     assert_same_outcome,
-    layouts,
+    layout_pairs,
     sizes_and_strides,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 FORMAT_RANK = {"channels_last": 4, "channels_last_3d": 5}
 
@@ -290,7 +292,7 @@ def test_empty_strided_edge_cases(shape, strides):
 # ---- empty_like, zeros_like, ones_like, full_like ----------------------------------------------
 
 
-@given(layouts(max_ops=4), st.none() | dtypes)
+@given(layout_pairs(max_ops=4), st.none() | dtypes)
 def test_like_preserve_format_on_random_layouts(pair, dtype):
     a, t = pair
     kwargs_fi = {} if dtype is None else {"dtype": NAME_OF[dtype]}
@@ -305,7 +307,7 @@ def test_like_preserve_format_on_random_layouts(pair, dtype):
     )
 
 
-@given(layouts(max_ops=3), fill_values)
+@given(layout_pairs(max_ops=3), fill_values)
 def test_full_like_on_random_layouts(pair, value):
     a, t = pair
     outcome = assert_same_outcome(lambda: fi.full_like(a, value), lambda: torch.full_like(t, value))
@@ -313,7 +315,7 @@ def test_full_like_on_random_layouts(pair, value):
         assert_same(*outcome)
 
 
-@given(layouts(max_ops=3), st.sampled_from(["contiguous_format", *FORMAT_RANK]))
+@given(layout_pairs(max_ops=3), st.sampled_from(["contiguous_format", *FORMAT_RANK]))
 def test_like_with_explicit_formats(pair, fmt):
     a, t = pair
     f_fmt, t_fmt = FORMATS[fmt]

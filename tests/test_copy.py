@@ -16,17 +16,21 @@ import itertools
 import math
 import warnings
 
-import ferroiter as fi
 import numpy as np
 import pytest
 import torch
-from differential import FORMATS, NAME_OF, TORCH_DTYPES, share, torch_to_numpy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_cases import (
+
+import ferroiter as fi
+
+from harness import (
     COMPLEX,
     CONTIGUOUS,
+    FORMATS,
     INTS,
+    NAME_OF,
+    TORCH_DTYPES,
     Layout,
     Operand,
     assert_result,
@@ -38,13 +42,14 @@ from op_cases import (
     random_values,
     realize,
     scaled,
+    share,
+    torch_to_numpy,
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # complex → real casts
 
 PAIRS = list(itertools.product(TORCH_DTYPES, TORCH_DTYPES))
 PAIR_IDS = [f"{str(a)[6:]}-{str(b)[6:]}" for a, b in PAIRS]
-PARALLELISM = [(1, None), (2, None), (2, 3)]
 FIXTURE_OK = [HealthCheck.function_scoped_fixture]
 
 #: the range float values may take when converted to an integer dtype: its own for int32 and
@@ -78,11 +83,6 @@ def source_values(shape, src: torch.dtype, dst: torch.dtype, rng) -> torch.Tenso
         bad = (real.double() < lo) | (real.double() >= hi)
         converted = torch.where(bad, torch.zeros((), dtype=src), converted)
     return converted
-
-
-@pytest.fixture(params=PARALLELISM, ids=["1thread", "2threads", "2threads-grain3"])
-def threads_and_grain(request):
-    return request.param
 
 
 # ---- every dtype pair --------------------------------------------------------------------------

@@ -25,20 +25,23 @@ import math
 import re
 import warnings
 
-import ferroiter as fi
 import numpy as np
 import pytest
 import torch
-from differential import (
-    NUMPY_OF,
-    TORCH_DTYPES,
-    assert_same,
-    assert_same_error,
-    make_base,
-    share,
-)
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
+
+import ferroiter as fi
+
+from harness import (
+    NUMPY_OF,
+    TORCH_DTYPES,
+    Operand,
+    assert_same,
+    assert_same_error,
+    layouts,
+    share,
+)
 
 #: Examples per property: multiples of the active profile's count ("ci" 150, "nightly" 5000).
 BASE = settings.default.max_examples
@@ -63,13 +66,6 @@ def _raise(exc: BaseException):
     raise exc
 
 
-def _fi_kind(torch_message: str) -> type[BaseException] | None:
-    """ferroiter raises TypeError for dtype errors (api.md), else the kind mapped from torch's."""
-    if torch_message.startswith(("result type ", "Found dtype ")):
-        return TypeError
-    return None
-
-
 class Outcome:
     """Both sides' result of one build: `it` (ferroiter) and `res` (torch), or the error."""
 
@@ -92,9 +88,7 @@ def run_both(fi_call, torch_call) -> Outcome | None:
             res, texc = None, e
     if texc is not None:
         msg = assert_same_error(
-            lambda: _raise(fexc) if fexc is not None else it,
-            lambda: _raise(texc),
-            _fi_kind(str(texc)),
+            lambda: _raise(fexc) if fexc is not None else it, lambda: _raise(texc)
         )
         event("error: " + re.sub(r"[\d\[\], ]+", " ", msg)[:60])
         return None
@@ -120,83 +114,14 @@ def twin(t: torch.Tensor | None) -> torch.Tensor | None:
 # layouts
 
 
-def inverse(perm):
-    inv = [0] * len(perm)
-    for i, p in enumerate(perm):
-        inv[p] = i
-    return inv
-
-
-KINDS = [
-    "contiguous",
-    "format",
-    "permuted",
-    "sliced",
-    "permuted_sliced",
-    "expanded",
-    "mixed",
-    "strided",
-]
-
-
 @st.composite
 def tensors(draw, shape, dtype, expand: bool = True):
-    """A torch tensor of `shape` in a random layout: contiguous, channels_last(_3d) (4-D/5-D,
-    canonical or ambiguous strides), permuted, sliced with positive steps, expanded (stride 0),
-    a mix of these, or any small strides (as_strided; elements may alias); size-1 dims
-    sometimes get arbitrary strides. Empty tensors have storage offset 0 (see share())."""
-    shape = tuple(shape)
-    n = len(shape)
-    empty = 0 in shape
-    if n == 0:
-        if draw(st.booleans()):
-            return torch.zeros((), dtype=dtype)
-        return torch.zeros(4, dtype=dtype)[draw(st.integers(0, 3))]  # a 0-d view with an offset
-    kinds = list(KINDS) if expand else [k for k in KINDS if k not in ("expanded", "mixed")]
-    kind = draw(st.sampled_from(kinds))
-    if kind == "strided" and not empty:
-        # any strides (elements may alias; stride 0 only where it cannot alias, unless expand)
-        low = 0 if expand else 1
-        stride = [draw(st.integers(low if size > 1 else 0, 6)) for size in shape]
-        reach = sum((size - 1) * s for size, s in zip(shape, stride, strict=True))
-        offset = draw(st.integers(0, 2))
-        return torch.zeros(offset + reach + 1, dtype=dtype).as_strided(shape, stride, offset)
-    if kind in ("format", "strided"):
-        fmt = {4: "channels_last", 5: "channels_last_3d"}.get(n, "contiguous_format")
-        how = draw(st.sampled_from(["contiguous", "to", "empty_copy"]))
-        t = make_base(shape, dtype, fmt, how)
-    elif kind == "contiguous":
-        t = torch.zeros(shape, dtype=dtype)
-    else:
-        permuted = kind in ("permuted", "permuted_sliced", "mixed")
-        sliced = kind in ("sliced", "permuted_sliced", "mixed")
-        expanded = kind in ("expanded", "mixed")
-        perm = list(draw(st.permutations(range(n)))) if permuted else list(range(n))
-        steps = [draw(st.integers(1, 3)) if sliced else 1 for _ in shape]
-        starts = [draw(st.integers(0, 2)) if sliced and not empty else 0 for _ in shape]
-        bcast = set()
-        if expanded:
-            bcast = {d for d in range(n) if shape[d] != 1 and draw(st.booleans())}
-        base = []
-        for d, size in enumerate(shape):
-            if d in bcast:
-                base.append(1)
-            else:
-                extra = draw(st.integers(0, 1)) if sliced else 0
-                base.append(starts[d] + max(size - 1, 0) * steps[d] + min(size, 1) + extra)
-        t = torch.zeros([base[p] for p in perm], dtype=dtype).permute(inverse(perm))
-        key = tuple(
-            slice(None) if d in bcast else slice(starts[d], starts[d] + size * steps[d], steps[d])
-            for d, size in enumerate(shape)
-        )
-        t = t[key].expand(shape)
-    ones = [d for d in range(n) if shape[d] == 1]
-    if ones and not empty and draw(st.integers(0, 3)) == 0:
-        stride = list(t.stride())
-        for d in ones:
-            stride[d] = draw(st.integers(0, 7))
-        t = t.as_strided(shape, stride, t.storage_offset())
-    assert tuple(t.shape) == shape
+    """A torch tensor of zeros of `shape` in a random layout of harness.layouts (aliasing
+    strides included; stride 0 only where `expand`). Empty tensors have storage offset 0 (see
+    share())."""
+    layout = draw(layouts(shape, allow_expanded=expand, aliasing=True))
+    t = Operand(tuple(shape), dtype, layout, values="zeros").tensor()
+    assert tuple(t.shape) == tuple(shape)
     return t
 
 

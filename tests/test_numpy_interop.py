@@ -4,14 +4,27 @@ and item() against torch."""
 
 from __future__ import annotations
 
-import ferroiter as fi
 import ml_dtypes
 import numpy as np
 import pytest
 import torch
-from differential import NUMPY_OF, TORCH_DTYPES, assert_same, assert_same_error, layouts, share
 from hypothesis import given
 from hypothesis import strategies as st
+
+import ferroiter as fi
+
+from harness import (
+    NUMPY_OF,
+    TORCH_DTYPES,
+    Operand,
+    assert_result,
+    assert_same,
+    assert_same_error,
+    layout_pairs,
+    layouts,
+    shapes,
+    share,
+)
 
 NUMPY_DTYPES = [NUMPY_OF[t] for t in TORCH_DTYPES]
 
@@ -155,14 +168,14 @@ def _same_python_values(x, y) -> bool:
     return x == y or (x != x and y != y)
 
 
-@given(layouts(max_ops=3))
+@given(layout_pairs(max_ops=3))
 def test_tolist_matches_torch(pair):
     a, t = pair
     mine, theirs = a.tolist(), t.tolist()
     assert _same_python_values(mine, theirs), f"{mine!r} != {theirs!r}"
 
 
-@given(layouts(max_ops=3))
+@given(layout_pairs(max_ops=3))
 def test_item_matches_torch(pair):
     a, t = pair
     if t.numel() == 1:
@@ -178,7 +191,7 @@ def test_asarray_of_python_objects_like_torch_tensor(obj):
     assert_same(fi.asarray(obj), torch.tensor(obj))
 
 
-@given(layouts(max_ops=3))
+@given(layout_pairs(max_ops=3))
 def test_torch_reads_arrays_through_dlpack(pair):
     a, t = pair
     if t.dtype == torch.bfloat16 or any(s < 0 for s in a.stride()) or t.numel() == 0:
@@ -192,3 +205,19 @@ def test_share_roundtrip_of_every_dtype():
     for dtype in TORCH_DTYPES:
         t = torch.zeros(2, 3, dtype=dtype)
         assert_same(share(t), t)
+
+
+@given(st.data())
+def test_negative_strides_against_the_positive_twin(data):
+    """An array read backwards in some dims (a numpy view with negative strides) against
+    torch's twin of the same values with positive strides: the strides agree up to those
+    signs, and copies, lists and an elementwise op see the same values."""
+    shape = data.draw(shapes(max_ndim=4), label="shape")
+    dtype = data.draw(st.sampled_from(TORCH_DTYPES), label="dtype")
+    layout = data.draw(layouts(shape, allow_expanded=False, negative=True), label="layout")
+    a, t = Operand(shape, dtype, layout, seed=data.draw(st.integers(0, 2**32 - 1))).build()
+    assert_same(a, t, flipped=layout.flipped)
+    assert_result(a.contiguous(), t.contiguous())
+    assert _same_python_values(a.tolist(), t.tolist())
+    if dtype != torch.bool:
+        assert_same(fi.neg(a), torch.neg(t), "complex", strides=False, offset=False)

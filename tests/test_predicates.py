@@ -8,11 +8,13 @@ when `t.to(memory_format=fmt)` returns t itself.
 
 from __future__ import annotations
 
-import ferroiter as fi
 import pytest
 import torch
-from differential import FORMATS, layouts, share, strided_pairs
 from hypothesis import given
+
+import ferroiter as fi
+
+from harness import FORMATS, layout_pairs, share, strided_pairs
 
 QUERY_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format")
 
@@ -60,7 +62,7 @@ def assert_same_predicates(a: fi.Array, t: torch.Tensor) -> None:
     assert a.suggest_memory_format(exact_match=True) == FORMATS[exact][0], layout
 
 
-@given(layouts(max_ops=4))
+@given(layout_pairs(max_ops=4))
 def test_predicates_on_random_views(pair):
     assert_same_predicates(*pair)
 
@@ -133,7 +135,7 @@ def test_predicates_after_torch_format_conversions(shape, how):
     assert_same_predicates(share(t), t)
 
 
-@given(layouts(max_ops=2))
+@given(layout_pairs(max_ops=2))
 def test_predicates_of_expanded_layouts(pair):
     a, t = pair
     target = (2,) + tuple(2 if s == 1 else -1 for s in t.shape)

@@ -6,13 +6,15 @@ from __future__ import annotations
 import itertools
 import warnings
 
-import ferroiter as fi
 import numpy as np
 import pytest
 import torch
-from differential import NAME_OF, NUMPY_OF, TORCH_DTYPES, numpy_dtype_of
 from hypothesis import given
 from hypothesis import strategies as st
+
+import ferroiter as fi
+
+from harness import NAME_OF, NUMPY_OF, TORCH_DTYPES, numpy_dtype_of
 
 PAIRS = list(itertools.product(TORCH_DTYPES, TORCH_DTYPES))
 

@@ -12,8 +12,9 @@ import inspect
 from pathlib import Path
 
 import ferroiter
-import typing_usage
 from ferroiter import _ferroiter
+
+import typing_usage
 
 PACKAGE = Path(ferroiter.__file__).parent
 STUB = PACKAGE / "_ferroiter.pyi"

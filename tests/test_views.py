@@ -4,34 +4,36 @@ of views torch refuses."""
 
 from __future__ import annotations
 
-import ferroiter as fi
 import numpy as np
 import pytest
 import torch
-from differential import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ferroiter as fi
+
+from harness import (
     FORMATS,
     assert_same,
     assert_same_error,
     assert_same_outcome,
+    assert_values,
     index_key,
-    layout_cases,
-    layouts,
-    same_values,
+    layout_pairs,
     share,
     torch_to_numpy,
+    view_chains,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 
-@given(layout_cases(max_ops=5))
+@given(view_chains(max_ops=5))
 def test_view_chains_match_torch(case):
     # build() compares shape, strides, offset, dtype, values and data pointer after every op,
     # and the error text of any op torch refuses.
     case.build(check_each=True)
 
 
-@given(layouts(max_ops=3), st.data())
+@given(layout_pairs(max_ops=3), st.data())
 def test_getitem_matches_torch(pair, data):
     a, t = pair
     key = data.draw(index_key(tuple(t.shape)), label="key")
@@ -48,14 +50,14 @@ def _address(nd: np.ndarray) -> int:
     return nd.__array_interface__["data"][0]
 
 
-@given(layouts(max_ops=3), st.data())
+@given(layout_pairs(max_ops=3), st.data())
 def test_negative_step_slices_match_numpy(pair, data):
     a, t = pair
     nd = torch_to_numpy(t)  # numpy's view of the same memory, same strides
     key = data.draw(index_key(tuple(t.shape), negative_step=True), label="key")
     mine, theirs = a[key], nd[_as_view_key(key)]
     assert mine.shape == theirs.shape
-    assert same_values(mine.numpy(), theirs)
+    assert_values(mine.numpy(), theirs)
     if theirs.size == 0:
         return  # numpy zeroes the strides of empty arrays: nothing more to compare
     assert mine.strides == theirs.strides  # bytes, like numpy
@@ -63,7 +65,7 @@ def test_negative_step_slices_match_numpy(pair, data):
     # and a second view on top of the negative strides (permuted back to front)
     dims = tuple(reversed(range(mine.ndim)))
     assert mine.permute(dims).strides == theirs.transpose(dims).strides
-    assert same_values(mine.permute(dims).numpy(), theirs.transpose(dims))
+    assert_values(mine.permute(dims).numpy(), theirs.transpose(dims))
 
 
 def test_negative_step_examples():
@@ -179,7 +181,7 @@ def test_several_ellipses_like_torch(key):
         assert_same(*outcome)
 
 
-@given(layouts(max_ops=2), st.data())
+@given(layout_pairs(max_ops=2), st.data())
 def test_bad_dims_on_random_layouts(pair, data):
     a, t = pair
     n = max(t.dim(), 1)
@@ -192,7 +194,7 @@ def test_bad_dims_on_random_layouts(pair, data):
         assert_same_error(lambda op=op: op(a), lambda op=op: op(t))
 
 
-@given(layouts(max_ops=2), st.data())
+@given(layout_pairs(max_ops=2), st.data())
 def test_bad_expands_on_random_layouts(pair, data):
     a, t = pair
     shape = list(t.shape)
@@ -204,7 +206,7 @@ def test_bad_expands_on_random_layouts(pair, data):
         assert_same_error(lambda: a.expand(fewer), lambda: t.expand(fewer))
 
 
-@given(layouts(max_ops=2), st.data())
+@given(layout_pairs(max_ops=2), st.data())
 def test_as_strided_out_of_bounds_on_random_layouts(pair, data):
     a, t = pair
     numel = t.untyped_storage().nbytes() // t.element_size()
@@ -230,7 +232,7 @@ def test_views_of_channels_last(fmt):
         assert_same(view(a), view(t))
 
 
-@given(layouts(max_ops=3))
+@given(layout_pairs(max_ops=3))
 def test_stride_of_one_dim_and_len(pair):
     a, t = pair
     n = t.dim()

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any, assert_type
 
-import ferroiter as fi
 import numpy as np
 from numpy.typing import NDArray
+
+import ferroiter as fi
 
 
 def _is(value: object, kind: type | tuple[type, ...]) -> None:

@@ -21,8 +21,7 @@ if TYPE_CHECKING:
 #: The public API: everything the extension exports (generated from its op table and
 #: registrations), plus what this file defines.
 __all__ = sorted(
-    {name for name in dir(_ferroiter) if not name.startswith("_")}
-    | {"asarray", "from_dlpack"}
+    {name for name in dir(_ferroiter) if not name.startswith("_")} | {"asarray", "from_dlpack"}
 )
 
 # Python numbers default like torch's: float -> float32, complex -> complex64.

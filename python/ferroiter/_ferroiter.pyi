@@ -24,7 +24,6 @@ from typing import (
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
-
 class _TorchDType(Protocol):
     """Structurally, a ``torch.dtype`` (accepted by its printed name, ``torch.float32``)."""
 
