@@ -108,7 +108,7 @@ FORMATS = {
 def op_rows(arity: int | None = None) -> list[dict]:
     """The rows of ferroiter's op table (`name`, `arity`, `preset`, `kernel`, `alpha`,
     `operators`), of one arity if given: the tests' op lists come from here, never by hand."""
-    return [r for r in fi._op_table() if arity is None or r["arity"] == arity]
+    return [r for r in fi._ferroiter._op_table() if arity is None or r["arity"] == arity]
 
 
 def op_names(arity: int | None = None) -> list[str]:
@@ -246,7 +246,7 @@ def python_operator(dunder: str):
 
 def operators_of(name: str) -> list[str]:
     """The Array dunders computing op `name`: the table's, else OP_CASES' (see OpCase)."""
-    row = next(r for r in fi._op_table() if r["name"] == name)
+    row = next(r for r in fi._ferroiter._op_table() if r["name"] == name)
     return list(row["operators"]) or list(OP_CASES[name].operators)
 
 

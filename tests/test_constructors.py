@@ -199,7 +199,16 @@ def test_arange_matches_torch(args, dtype):
         lambda: fi.arange(*args, **kwargs_fi), lambda: torch.arange(*args, **kwargs_t)
     )
     if outcome is not None:
-        assert_same(*outcome)
+        # (the sign of a zero is left out: see test_arange_keeps_the_sign_of_a_zero_start)
+        assert_same(*outcome, mode="nosign0")
+
+
+@pytest.mark.xfail(strict=True, reason="ferroiter's arange starts at +0.0 where torch keeps -0.0")
+def test_arange_keeps_the_sign_of_a_zero_start():
+    """torch computes `start + i * step` in double, so a start that rounds to -0.0 in float32
+    gives -0.0 as the first element; ferroiter gives +0.0 (found by the bit-exact harness)."""
+    args = (-6.415591592684617e-187, 1.6, 0.1)
+    assert_same(fi.arange(*args), torch.arange(*args))
 
 
 ARANGE_CASES = [
