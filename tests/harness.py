@@ -81,6 +81,9 @@ NAME_OF = {t: str(d) for t, d in NUMPY_OF.items()}
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
+#: a strategy: any of the twelve dtypes (torch's)
+dtypes = st.sampled_from(TORCH_DTYPES)
+
 
 def fi_dtype(dtype: torch.dtype) -> str:
     return NAME_OF[dtype]

@@ -17,17 +17,15 @@ import ferroiter as fi
 from harness import (
     FORMATS,
     NAME_OF,
-    TORCH_DTYPES,
     assert_same,
     assert_same_error,
     assert_same_outcome,
+    dtypes,
     layout_pairs,
     sizes_and_strides,
 )
 
 FORMAT_RANK = {"channels_last": 4, "channels_last_3d": 5}
-
-dtypes = st.sampled_from(TORCH_DTYPES)
 
 
 @st.composite

@@ -36,6 +36,7 @@ from harness import (
     assert_result,
     assert_same_raise,
     assert_values,
+    dtypes,
     layouts,
     outcome,
     parallelism,
@@ -124,7 +125,7 @@ def copy_cases(draw):
     shape = tuple(
         draw(st.lists(st.sampled_from([0, 1, 1, 2, 3, 4, 5]), min_size=ndim, max_size=ndim))
     )
-    src_dtype, dst_dtype = draw(st.sampled_from(TORCH_DTYPES)), draw(st.sampled_from(TORCH_DTYPES))
+    src_dtype, dst_dtype = draw(dtypes), draw(dtypes)
     # src broadcasts to dst: leading dims dropped, some dims 1
     k = draw(st.integers(0, ndim))
     src_shape = tuple(1 if draw(st.integers(0, 3)) == 0 else s for s in shape[ndim - k :])
@@ -365,7 +366,7 @@ def test_copy_sizes_around_the_grain(n, threads):
 def reshape_cases(draw):
     shape = tuple(draw(st.lists(st.sampled_from([0, 1, 1, 2, 3, 4]), min_size=0, max_size=4)))
     layout = draw(layouts(shape))
-    dtype = draw(st.sampled_from(TORCH_DTYPES))
+    dtype = draw(dtypes)
     numel = math.prod(shape)
     factors = []
     rest = numel
@@ -412,7 +413,7 @@ def any_operands(draw):
     ndim = draw(st.integers(0, 3))
     sizes = st.sampled_from([0, 1, 1, 2, 3])
     shape = tuple(draw(st.lists(sizes, min_size=ndim, max_size=ndim)))
-    dtype = draw(st.sampled_from(TORCH_DTYPES))
+    dtype = draw(dtypes)
     return Operand(shape, dtype, draw(layouts(shape)), draw(st.integers(0, 2**32 - 1)))
 
 

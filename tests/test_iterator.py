@@ -39,6 +39,7 @@ from harness import (
     Operand,
     assert_same,
     assert_same_error,
+    dtypes,
     layouts,
     share,
 )
@@ -190,7 +191,7 @@ def outs(draw, shape, dtype, none_weight: int = 4):
         shape = tuple(draw(st.lists(st.sampled_from([0, 1, 2, 3, 7]), min_size=n, max_size=n)))
     which = draw(st.integers(0, 4))
     if dtype is None or which == 0:
-        dtype = draw(st.sampled_from(TORCH_DTYPES))
+        dtype = draw(dtypes)
     elif which <= 2:
         dtype = draw(st.sampled_from([d for d in TORCH_DTYPES if torch.can_cast(dtype, d)]))
     return draw(tensors(shape, dtype, expand=draw(st.integers(0, 9)) == 0))
@@ -403,7 +404,7 @@ def binary_cases(draw, op: str):
     a = draw(inputs(sa, scalar_ok=op != "comparison"))
     if isinstance(a, torch.Tensor) and a.numel() and draw(st.integers(0, 3)) == 0:
         # the same strides as a: the channels_last and non-overlapping-dense fast paths
-        b = same_geometry(a, draw(st.sampled_from(TORCH_DTYPES)))
+        b = same_geometry(a, draw(dtypes))
     else:
         b = draw(inputs(sb, scalar_ok=not isinstance(a, (bool, int, float, complex))))
     shape = broadcast_shape(a, b)
@@ -523,7 +524,7 @@ def read_write_cases(draw):
     """out is one of the inputs (the same tensor): never resized, so a broadcast shape that
     differs is an error; a lower dtype is refused by safe casting; an expanded one overlaps."""
     sa, sb = draw(operand_shapes(2, mismatch_rate=6))
-    a = draw(tensors(sa, draw(st.sampled_from(TORCH_DTYPES))))
+    a = draw(tensors(sa, draw(dtypes)))
     b = draw(inputs(sb, scalar_ok=True))
     return a, b, draw(st.booleans())
 
@@ -549,9 +550,7 @@ def test_read_write_binary_op_matches_torch_inplace(case):
 @st.composite
 def copy_cases(draw):
     sd, ss = draw(operand_shapes(2))
-    dst = draw(
-        tensors(sd, draw(st.sampled_from(TORCH_DTYPES)), expand=draw(st.integers(0, 7)) == 0)
-    )
+    dst = draw(tensors(sd, draw(dtypes), expand=draw(st.integers(0, 7)) == 0))
     src = draw(inputs(ss))
     return dst, src
 

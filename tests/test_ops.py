@@ -39,6 +39,7 @@ from harness import (
     assert_same,
     assert_same_raise,
     assert_values,
+    dtypes,
     layouts,
     op_names,
     op_rows,
@@ -332,9 +333,6 @@ def build(x):
 def special_for(name: str, dtype: torch.dtype) -> bool:
     """Whether operands of `name` may hold special values (inf, NaN, huge, ±0)."""
     return not (dtype in COMPLEX and name in COMPLEX_FINITE)
-
-
-dtypes = st.sampled_from(TORCH_DTYPES)
 
 
 # ---- every function on every dtype (fixed shapes) ---------------------------------------------

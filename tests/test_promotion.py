@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import ferroiter as fi
 
-from harness import NAME_OF, NUMPY_OF, TORCH_DTYPES, numpy_dtype_of
+from harness import NAME_OF, NUMPY_OF, TORCH_DTYPES, dtypes, numpy_dtype_of
 
 PAIRS = list(itertools.product(TORCH_DTYPES, TORCH_DTYPES))
 
@@ -49,7 +49,7 @@ def operands(draw):
     if kind == "scalar":
         value = draw(python_scalars)
         return value, value
-    dtype = draw(st.sampled_from(TORCH_DTYPES))
+    dtype = draw(dtypes)
     shape = (draw(st.integers(0, 3)),) if kind == "dim" else ()
     return fi.zeros(shape, dtype=NAME_OF[dtype]), torch.zeros(shape, dtype=dtype)
 
