@@ -25,6 +25,7 @@ negative-stride array is compared with a positive-stride "twin" of the same valu
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import operator
 from dataclasses import dataclass, field, replace
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field, replace
 import ml_dtypes
 import numpy as np
 import torch
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 import ferroiter as fi
@@ -83,6 +84,8 @@ BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 #: a strategy: any of the twelve dtypes (torch's)
 dtypes = st.sampled_from(TORCH_DTYPES)
+#: every (first, second) pair of the twelve dtypes
+DTYPE_PAIRS = list(itertools.product(TORCH_DTYPES, TORCH_DTYPES))
 
 
 def fi_dtype(dtype: torch.dtype) -> str:
@@ -275,6 +278,10 @@ def scaled(ci_examples: int) -> int:
     "nightly"."""
     return max(1, ci_examples * settings.default.max_examples // 150)
 
+
+#: for tests taking conftest's `threads_and_grain`: it selects one constant per test, so it
+#: need not be reset between hypothesis examples
+FIXTURE_OK = [HealthCheck.function_scoped_fixture]
 
 #: (threads, grain size) settings the parallel tests run under (conftest's `threads_and_grain`)
 PARALLELISM = [(1, None), (2, None), (2, 3)]

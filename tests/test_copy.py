@@ -12,14 +12,13 @@ undefined behaviour in C++.
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 
 import numpy as np
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ferroiter as fi
@@ -27,6 +26,8 @@ import ferroiter as fi
 from harness import (
     COMPLEX,
     CONTIGUOUS,
+    DTYPE_PAIRS,
+    FIXTURE_OK,
     FORMATS,
     INTS,
     NAME_OF,
@@ -49,9 +50,8 @@ from harness import (
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # complex → real casts
 
-PAIRS = list(itertools.product(TORCH_DTYPES, TORCH_DTYPES))
+PAIRS = DTYPE_PAIRS
 PAIR_IDS = [f"{str(a)[6:]}-{str(b)[6:]}" for a, b in PAIRS]
-FIXTURE_OK = [HealthCheck.function_scoped_fixture]
 
 #: the range float values may take when converted to an integer dtype: its own for int32 and
 #: int64 (within 2**62, exactly convertible), int32's for the narrow ones (which then wrap)

@@ -12,7 +12,6 @@ torch's message (kinds as in harness.fi_kind_for).
 
 from __future__ import annotations
 
-import itertools
 import math
 import operator
 import warnings
@@ -20,7 +19,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ferroiter as fi
@@ -28,6 +27,8 @@ import ferroiter as fi
 from harness import (
     COMPLEX,
     CONTIGUOUS,
+    DTYPE_PAIRS,
+    FIXTURE_OK,
     NAME_OF,
     NUMPY_OF,
     OP_CASES,
@@ -337,7 +338,7 @@ def special_for(name: str, dtype: torch.dtype) -> bool:
 
 # ---- every function on every dtype (fixed shapes) ---------------------------------------------
 
-PAIRS = list(itertools.product(TORCH_DTYPES, TORCH_DTYPES))
+PAIRS = DTYPE_PAIRS
 SCALARS = [True, False, 0, 3, -7, 300, 2**40, 2.5, -0.1, float("nan"), 1.5 - 2j]
 
 
@@ -412,10 +413,6 @@ def test_torch_sigmoid_depends_on_layout():
 
 
 # ---- random layouts, 1/2 threads and a tiny grain ----------------------------------------------
-
-
-#: the fixture only selects a constant per test: it need not be reset between examples
-FIXTURE_OK = [HealthCheck.function_scoped_fixture]
 
 
 @st.composite

@@ -3,7 +3,6 @@ storable dtypes, result_type over mixes of dim arrays, 0-d arrays and Python sca
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import numpy as np
@@ -14,9 +13,9 @@ from hypothesis import strategies as st
 
 import ferroiter as fi
 
-from harness import NAME_OF, NUMPY_OF, TORCH_DTYPES, dtypes, numpy_dtype_of
+from harness import DTYPE_PAIRS, NAME_OF, NUMPY_OF, dtypes, numpy_dtype_of
 
-PAIRS = list(itertools.product(TORCH_DTYPES, TORCH_DTYPES))
+PAIRS = DTYPE_PAIRS
 
 
 @pytest.mark.parametrize(("a", "b"), PAIRS, ids=[f"{a}-{b}" for a, b in PAIRS])
