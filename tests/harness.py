@@ -631,13 +631,13 @@ class Operand:
     values: str = "random"  # "random", "distinct" or "zeros"
 
     def _values_of(self):
+        if self.values == "distinct":
+            return lambda shape: distinct_values(shape, self.dtype)
+        if self.values == "zeros":
+            return lambda shape: torch.zeros(shape, dtype=self.dtype)
         rng = np.random.default_rng(self.seed)
 
         def values_of(shape):
-            if self.values == "distinct":
-                return distinct_values(shape, self.dtype)
-            if self.values == "zeros":
-                return torch.zeros(shape, dtype=self.dtype)
             t = random_values(shape, self.dtype, rng, special=self.special)
             return nonzero_ints(t) if self.nonzero else t
 
