@@ -12,8 +12,12 @@ from typing import TYPE_CHECKING
 import numpy as _np
 
 from . import _ferroiter
+from ._config import show_config as show_config
 from ._ferroiter import *  # noqa: F403  (every public name of the extension; its op table included)
 from ._ferroiter import Array, empty, from_numpy
+
+#: The package's version: the Rust crate's (Cargo.toml), compiled into the extension.
+__version__: str = _ferroiter.__version__
 
 if TYPE_CHECKING:
     from ._ferroiter import _DTypeArg
@@ -22,7 +26,7 @@ if TYPE_CHECKING:
 #: registrations), plus what this file defines.
 __all__ = sorted(
     {name for name in dir(_ferroiter) if not name.startswith("_")}
-    | {"asarray", "from_dlpack"}
+    | {"asarray", "from_dlpack", "show_config"}
 )
 
 # Python numbers default like torch's: float -> float32, complex -> complex64.
