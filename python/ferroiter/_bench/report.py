@@ -11,8 +11,9 @@ from typing import Any
 import numpy as np
 
 import ferroiter as fi
+from ferroiter import _ferroiter
 
-from .rows import torch
+from .libs import torch
 from .runner import Line
 
 LABEL_WIDTH = 44
@@ -45,7 +46,7 @@ def header(threads: list[int], repeat: int, quick: bool) -> dict[str, Any]:
         "ferroiter": fi.__version__,
         "numpy": np.__version__,
         "torch": torch.__version__ if torch is not None else None,
-        "simd": fi._simd_level(),
+        "simd": _ferroiter._simd_level(),
     }
 
 

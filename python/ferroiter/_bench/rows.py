@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 import ferroiter as fi
+from ferroiter import _ferroiter
 
-try:  # torch is optional: the table then compares with numpy only
-    import torch
-except ImportError:  # pragma: no cover - depends on the machine
-    torch = None
+from .libs import torch
 
 #: One library's way to run a row's work once.
 Thunk = Callable[[], object]
@@ -101,9 +100,9 @@ def _rng() -> np.random.Generator:
     return np.random.default_rng(0)
 
 
-def _shared(*arrays: np.ndarray) -> dict[str, list[object]]:
+def _shared(*arrays: np.ndarray[Any, Any]) -> dict[str, list[Any]]:
     """The same memory seen by each library: numpy's arrays, ferroiter and torch views of them."""
-    views: dict[str, list[object]] = {"numpy": list(arrays)}
+    views: dict[str, list[Any]] = {"numpy": list(arrays)}
     views["ferroiter"] = [fi.from_numpy(a) for a in arrays]
     if torch is not None:
         views["torch"] = [torch.from_numpy(a) for a in arrays]
@@ -198,7 +197,7 @@ def random_permutations(
     """`cases` (shape, perm) pairs of 3 to 6 dims with about `total` elements, perm never the
     identity; fixed by `seed`, so every run measures the same set."""
     rng = np.random.default_rng(seed)
-    out = []
+    out: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
     while len(out) < cases:
         ndim = int(rng.integers(3, 7))
         # log-uniform sizes, rescaled to the wanted total
@@ -284,7 +283,7 @@ MATH_DOMAINS: dict[str, tuple[float, float]] = {
 
 def math_rows(s: Sizes) -> list[Row]:
     """Each transcendental function in the op table, float32 and float64, into `out`."""
-    available = {row["name"] for row in fi._op_table()}
+    available = {row["name"] for row in _ferroiter._op_table()}
     rows = []
     for name, (low, high) in MATH_DOMAINS.items():
         if name not in available:

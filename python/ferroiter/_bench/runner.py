@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 import ferroiter as fi
 
-from .rows import Row, Sizes, all_rows, torch
+from .libs import torch
+from .rows import Row, Sizes, all_rows
 from .timing import best_time
 
 LIBRARIES = ("ferroiter", "torch", "numpy")
@@ -105,7 +106,7 @@ def measure(
                 numpy_time = best_time(case.thunks["numpy"], repeat, min_seconds)
             for t in threads:
                 set_threads(t)
-                times = {
+                times: dict[str, float] = {
                     lib: best_time(case.thunks[lib], repeat, min_seconds)
                     for lib in ("ferroiter", "torch")
                     if lib in case.thunks
@@ -148,9 +149,7 @@ def _summarise(row: Row, per_case: list[Line]) -> list[Line]:
             case = by_speed[len(by_speed) // 2] if which == "median" else by_speed[0]
             scale = line.nbytes / case.nbytes
             line.seconds[t] = {lib: s * scale for lib, s in case.seconds[t].items()}
-            agg: Callable[[list[float]], float] = (
-                statistics.median if which == "median" else min  # type: ignore[assignment]
-            )
+            agg: Callable[[list[float]], float] = statistics.median if which == "median" else min
             rt = [c.ratio_torch[t] for c in per_case if t in c.ratio_torch]
             rn = [c.ratio_numpy[t] for c in per_case if t in c.ratio_numpy]
             if rt:
