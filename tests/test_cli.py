@@ -18,6 +18,7 @@ from pathlib import Path
 import ferroiter as fi
 import pytest
 import torch
+from ferroiter import _ferroiter
 from ferroiter.__main__ import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -234,7 +235,7 @@ def test_layout_png(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
 
 def test_bench_quick_rows_json_and_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     report = tmp_path / "bench.json"
-    argv = ["bench", "--quick", "--rows", "NCHW ->", "--threads", "1,2", "--json", str(report)]
+    argv = ["bench", "--quick", "--rows", "NCHW", "--threads", "1,2", "--json", str(report)]
     plot = tmp_path / "bench.png"
     has_plot = True
     try:
@@ -313,7 +314,7 @@ def test_show_config(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_simd_level_is_the_cpus() -> None:
-    level = fi._simd_level()
+    level = _ferroiter._simd_level()
     assert level in {"avx512f", "avx2", "sse2", "neon", "scalar"}
     try:
         flags = Path("/proc/cpuinfo").read_text().split()
@@ -328,16 +329,17 @@ def test_simd_level_is_the_cpus() -> None:
 def test_empty_cache_releases_the_kept_buffers() -> None:
     a = fi.empty((4 << 20,))  # 16 MiB: a mapping, kept for reuse when freed
     del a
-    assert fi._build_info()["cache_held_bytes"] > 0 or not fi._build_info()["cache_enabled"]
+    info = _ferroiter._build_info()
+    assert info["cache_held_bytes"] > 0 or not info["cache_enabled"]
     assert fi.empty_cache() is None
-    assert fi._build_info()["cache_held_bytes"] == 0
+    assert _ferroiter._build_info()["cache_held_bytes"] == 0
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the cache is Linux's")
 def test_cache_switch_in_the_environment() -> None:
     probe = (
         "import ferroiter as fi; a = fi.empty((4 << 20,)); del a; "
-        "info = fi._build_info(); print(info['cache_enabled'], info['cache_held_bytes'])"
+        "info = fi._ferroiter._build_info(); print(info['cache_enabled'], info['cache_held_bytes'])"
     )
     for value, expected in (("0", "False 0"), ("1", "True")):
         env = dict(os.environ, FERROITER_CACHE=value)

@@ -67,10 +67,11 @@ def header_lines(meta: dict[str, Any]) -> list[str]:
 
 def column_lines(threads: list[int]) -> list[str]:
     cols = ("ferro", "torch", "x torch", "x np", "%copy")
-    top = f"{'':<{LABEL_WIDTH}}{'numpy':>{CELL}}" + "".join(
-        f"{'| ' + str(t) + ' thread' + ('s' if t > 1 else ''):<{CELL * len(cols)}}" for t in threads
+    group = CELL * len(cols)
+    top = f"{'':<{LABEL_WIDTH}}{'':>{CELL}}" + "".join(
+        f"{'  | ' + str(t) + ' thread' + ('s' if t > 1 else ''):<{group}}" for t in threads
     )
-    sub = f"{'work':<{LABEL_WIDTH}}{'':>{CELL}}" + "".join(
+    sub = f"{'work':<{LABEL_WIDTH}}{'numpy':>{CELL}}" + "".join(
         "".join(f"{c:>{CELL}}" for c in cols) for _ in threads
     )
     return [top, sub]
