@@ -180,8 +180,9 @@ def write_png(spec: OperandSpec, path: str, dpi: int = 100) -> tuple[int, int]:
         label = ",".join(map(str, indices[0])) if indices else "-"
         right.text(c + 0.5, r + 0.5, label, ha="center", va="center", fontsize=fontsize - 1)
     dims = "NCHW"[: len(m.shape)] if len(m.shape) == 4 else f"{len(m.shape)}-d"
-    left.set_title(f"logical order ({dims}), address in each cell", fontsize=9)
-    right.set_title("physical order: memory, address by address", fontsize=9)
+    left.set_title(f"logical order ({dims}): address", fontsize=8)
+    key = "channel" if len(m.shape) >= 3 else "first index"
+    right.set_title(f"physical order: the index at each address (colour: {key})", fontsize=8)
     fig.suptitle(f"{spec.describe()}  strides {m.strides}", fontsize=10)
     fig.savefig(path, dpi=dpi, format="png")
     plt.close(fig)

@@ -47,19 +47,34 @@ def header(threads: list[int], repeat: int, quick: bool) -> dict[str, Any]:
         "numpy": np.__version__,
         "torch": torch.__version__ if torch is not None else None,
         "simd": _ferroiter._simd_level(),
+        "load_average": _load_average(),
     }
+
+
+def _load_average() -> float | None:
+    """The machine's 1-minute load average when the run starts (None where unknown): a load
+    above the core count means other work shares the cores and the figures are noisy."""
+    try:
+        return round(os.getloadavg()[0], 1)
+    except (AttributeError, OSError):
+        return None
 
 
 def header_lines(meta: dict[str, Any]) -> list[str]:
     versions = f"ferroiter {meta['ferroiter']}, numpy {meta['numpy']}"
     versions += f", torch {meta['torch']}" if meta["torch"] else " (torch not installed)"
     threads = ",".join(map(str, meta["threads"]))
+    load = meta["load_average"]
+    busy = load is not None and meta["cpu_count"] and load > 0.5 * meta["cpu_count"]
+    load_text = f"; load average {load}" if load is not None else ""
+    if busy:
+        load_text += " (a busy machine: expect noisy figures)"
     return [
         f"ferroiter bench{' --quick' if meta['quick'] else ''}, {meta['date']}",
         f"CPU: {meta['cpu']} ({meta['cpu_count']} logical cores, SIMD {meta['simd']}); "
         f"Python {meta['python']}; {versions}",
         f"threads: {threads} (ferroiter and torch; numpy's ufuncs run on 1 thread);"
-        f" best of {meta['repeat']}",
+        f" best of {meta['repeat']}{load_text}",
         "GB/s = bytes read + written per second; 'x torch', 'x np' = their time / ferroiter's"
         " (> 1: ferroiter is faster); '%copy' = share of the copy limit of this run",
     ]
