@@ -369,10 +369,12 @@ mod map_cache {
     /// environment turns the cache off, read once, on the first free of a large buffer.
     pub fn enabled() -> bool {
         static ENABLED: OnceLock<bool> = OnceLock::new();
-        *ENABLED.get_or_init(|| {
-            std::env::var("FERROITER_CACHE").map_or(true, |v| {
-                !matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "off" | "false" | "no")
-            })
+        *ENABLED.get_or_init(|| match std::env::var("FERROITER_CACHE") {
+            Ok(value) => !matches!(
+                value.trim().to_ascii_lowercase().as_str(),
+                "0" | "off" | "false" | "no"
+            ),
+            Err(_) => true,
         })
     }
 

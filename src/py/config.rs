@@ -70,7 +70,10 @@ fn _build_info(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     d.set_item("simd_level", detected_simd_level())?;
     d.set_item("kernels_avx2", kernels_use_avx2())?;
     d.set_item("cache_enabled", crate::storage::buffer_cache::enabled())?;
-    d.set_item("cache_held_bytes", crate::storage::buffer_cache::held_bytes())?;
+    d.set_item(
+        "cache_held_bytes",
+        crate::storage::buffer_cache::held_bytes(),
+    )?;
     Ok(d)
 }
 
