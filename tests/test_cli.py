@@ -277,7 +277,7 @@ def test_bench_rows_are_data_with_an_extension_point() -> None:
 
     sizes = rows.Sizes.quick()
     groups = [name for name, _ in _bench.ROW_GROUPS]
-    assert groups[:3] == ["memory", "layout", "math"]
+    assert groups[:4] == ["memory", "layout", "math", "mixed"]
     labels = [row.label for row in rows.all_rows(sizes)]
     for wanted in (
         "add 64K into out",

@@ -319,6 +319,62 @@ def _math_setup(name: str, dtype: str, n: int, low: float, high: float) -> Calla
     return setup
 
 
+def mixed_rows(s: Sizes) -> list[Row]:
+    """Broadcasting, mixed memory formats and dtype conversions (the iterator's harder cases)."""
+    n, c, h, w = s.image
+
+    def bias_add() -> list[Case]:
+        rng = _rng()
+        img = rng.random(s.image, dtype=np.float32)
+        bias = rng.random((c, 1, 1), dtype=np.float32)
+        v = _shared(img, bias, np.zeros_like(img))
+        (fi_img, fi_bias, fi_out), (np_img, np_bias, np_out) = v["ferroiter"], v["numpy"]
+        thunks: dict[str, Thunk] = {
+            "ferroiter": lambda: fi.add(fi_img, fi_bias, out=fi_out),
+            "numpy": lambda: np.add(np_img, np_bias, out=np_out),
+        }
+        if torch is not None:
+            t_img, t_bias, t_out = v["torch"]
+            thunks["torch"] = lambda: torch.add(t_img, t_bias, out=t_out)
+        return [Case(8 * img.size, thunks)]
+
+    def mixed_formats() -> list[Case]:
+        rng = _rng()
+        img = rng.random(s.image, dtype=np.float32)
+        nhwc = np.ascontiguousarray(rng.random(s.image, dtype=np.float32).transpose(0, 2, 3, 1))
+        cl = nhwc.transpose(0, 3, 1, 2)  # NCHW indexing, channels_last memory
+        v = _shared(cl, img)
+        (fa, fb), (na, nb) = v["ferroiter"], v["numpy"]
+        thunks: dict[str, Thunk] = {"ferroiter": lambda: fa + fb, "numpy": lambda: na + nb}
+        if torch is not None:
+            ta, tb = v["torch"]
+            thunks["torch"] = lambda: ta + tb
+        return [Case(12 * img.size, thunks)]
+
+    def cast(dst_dtype: str, count_: int) -> Callable[[], list[Case]]:
+        def setup() -> list[Case]:
+            x = _rng().random(count_, dtype=np.float32)
+            v = _shared(x, np.zeros(count_, dst_dtype))
+            (fx, fo), (nx, no) = v["ferroiter"], v["numpy"]
+            thunks: dict[str, Thunk] = {
+                "ferroiter": lambda: fo.copy_(fx),
+                "numpy": lambda: np.copyto(no, nx),
+            }
+            if torch is not None:
+                tx, to = v["torch"]
+                thunks["torch"] = lambda: to.copy_(tx)
+            return [Case((4 + np.dtype(dst_dtype).itemsize) * count_, thunks)]
+
+        return setup
+
+    return [
+        Row("mixed", f"{s.image} + ({c},1,1) into out", bias_add),
+        Row("mixed", f"NHWC + NCHW {s.image} allocating", mixed_formats),
+        Row("mixed", f"float32 -> float16 {count(s.alloc)} into out", cast("float16", s.alloc)),
+        Row("mixed", f"float32 -> float64 {count(s.alloc)} into out", cast("float64", s.alloc)),
+    ]
+
+
 def overhead_rows(s: Sizes) -> list[Row]:
     """The fixed cost of one call: tiny allocating adds, in microseconds."""
 
@@ -342,6 +398,7 @@ ROW_GROUPS: list[tuple[str, Callable[[Sizes], list[Row]]]] = [
     ("memory", memory_rows),
     ("layout", layout_rows),
     ("math", math_rows),
+    ("mixed", mixed_rows),
     ("overhead", overhead_rows),
 ]
 
