@@ -64,7 +64,7 @@ def build_iterator(
         raise SpecError(f"{op} needs an array operand, not a number")
     built: list[_Operand] = [p.build() if isinstance(p, OperandSpec) else p for p in parsed]
     lines = [
-        f"input {i}: {p.describe() if isinstance(p, OperandSpec) else f'Python number {p!r}'}"
+        f"input {i + 1}: {p.describe() if isinstance(p, OperandSpec) else f'Python number {p!r}'}"
         for i, p in enumerate(parsed)
     ]
     out_array = None

@@ -71,8 +71,8 @@ def layout_text(spec: OperandSpec, per_line: int = 8) -> str:
         *outer, rows, cols = m.shape
         for prefix in itertools.product(*(range(n) for n in outer)):
             if outer:
-                label = ", ".join(f"[{i}]" for i in prefix)
-                lines.append(f"  {label}:")
+                label = ", ".join(map(str, prefix))
+                lines.append(f"  [{label}, :, :]")
             for r in range(rows):
                 cells = [f"{m.address_of[(*prefix, r, c)]:>{width}}" for c in range(cols)]
                 lines.append("    " + " ".join(cells))

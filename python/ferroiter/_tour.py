@@ -79,6 +79,13 @@ def tour_iterator() -> None:
 
 
 def run() -> None:
-    """The whole tour."""
+    """The whole tour, then where to go next."""
     tour()
     tour_iterator()
+    print("\nNext: ask your own questions (each command has --help)")
+    for command, what in (
+        ("explain add 2,3,4,5:channels_last 3,4,5", "the build, step by step"),
+        ("layout 1,3,2,2:channels_last", "which element lives where"),
+        ("bench --quick", "against torch and numpy"),
+    ):
+        print(f"  python -m ferroiter {command:<42} # {what}")
