@@ -8,7 +8,7 @@ all allocate their result, never a mix.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,12 +36,13 @@ class Case:
 class Row:
     """A table row. `setup` makes the arrays only when the row runs (large rows would not all
     fit in memory at once) and returns one case, or several for a `summary="median_worst"` row
-    (shown as two lines: the median and the worst case). `copy_reference`: this row's speed is
+    (shown as two lines: the median and the worst case; an iterator makes them one at a
+    time, so that only one case's arrays are alive at once). `copy_reference`: this row's speed is
     the copy limit that rows with `vs_copy` are compared with (the last one measured before)."""
 
     group: str
     label: str
-    setup: Callable[[], list[Case]]
+    setup: Callable[[], Iterable[Case]]
     summary: str = "single"
     copy_reference: bool = False
     vs_copy: bool = False
@@ -261,7 +262,8 @@ def layout_rows(s: Sizes) -> list[Row]:
         Row(
             "layout",
             f"{len(perms)} random 3-6-d permutations of ~{count(s.permute_elements)}",
-            lambda: [_permuted_copy(shape, perm) for shape, perm in perms],
+            # one case at a time: each is freed before the next is made
+            lambda: (_permuted_copy(shape, perm) for shape, perm in perms),
             summary="median_worst",
             vs_copy=True,
         ),

@@ -97,9 +97,8 @@ def measure(
     lines: list[Line] = []
     copy_gbps: dict[int, float] = {}
     for row in rows:
-        cases = row.setup()
         per_case: list[Line] = []
-        for case in cases:
+        for case in row.setup():
             line = Line(row.group, row.label, case.nbytes)
             numpy_time = None
             if "numpy" in case.thunks:
@@ -119,7 +118,7 @@ def measure(
                 if "numpy" in times:
                     line.ratio_numpy[t] = times["numpy"] / times["ferroiter"]
             per_case.append(line)
-        del cases
+            del case  # its arrays go before the next case's are made
         for line in _summarise(row, per_case):
             for t in threads:
                 gbps = line.speed(t, "ferroiter")
