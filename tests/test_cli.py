@@ -140,6 +140,7 @@ def test_explain_with_out(capsys: pytest.CaptureFixture[str]) -> None:
     [
         (["explain", "frobnicate", "2,3"], "unknown op 'frobnicate'; explain knows: "),
         (["explain", "add", "2,3"], "add takes 2 operand(s), got 1"),
+        (["explain", "where", "2:bool", "2", "2"], "explain does not build where's iterator yet"),
         (["explain", "add", "2,x", "3"], "a shape must be integers separated by commas, got '2,x'"),
         (["explain", "add", "2,3:channels_last", "3"], "channels_last needs 4 dims, got 2"),
         (["explain", "add", "2,3:nosuch", "3"], "'nosuch' in '2,3:nosuch' is neither a memory"),
@@ -235,7 +236,16 @@ def test_layout_png(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
 
 def test_bench_quick_rows_json_and_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     report = tmp_path / "bench.json"
-    argv = ["bench", "--quick", "--rows", "NCHW", "--threads", "1,2", "--json", str(report)]
+    argv = [
+        "bench",
+        "--quick",
+        "--rows",
+        "NCHW ->,NHWC ->",
+        "--threads",
+        "1,2",
+        "--json",
+        str(report),
+    ]
     plot = tmp_path / "bench.png"
     has_plot = True
     try:

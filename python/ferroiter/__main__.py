@@ -133,7 +133,8 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
         "--rows",
         metavar="PATTERN",
         help="only rows whose group or label contains PATTERN (or matches it "
-        "as a glob); copy limits that selected rows compare with come along",
+        "as a glob; several: comma-separated); copy limits that selected rows compare with "
+        "come along",
     )
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     bench.add_argument(

@@ -33,6 +33,11 @@ def _arity_and_preset(op: str) -> tuple[int, str]:
     for row in _fi._op_table():
         if row["name"] == op and (row["arity"], row["preset"]) in _PRESETS:
             return row["arity"], row["preset"]
+    if any(row["name"] == op for row in _fi._op_table()):
+        raise SpecError(
+            f"explain does not build {op}'s iterator yet (it takes steps before the build that "
+            f"no preset covers); explain knows: {', '.join(explainable_ops())}"
+        )
     raise SpecError(f"unknown op {op!r}; explain knows: {', '.join(explainable_ops())}")
 
 

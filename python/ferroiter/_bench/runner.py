@@ -51,15 +51,16 @@ def set_threads(n: int) -> None:
 
 
 def select(rows: list[Row], pattern: str | None) -> list[Row]:
-    """Rows whose label or group matches `pattern` (a substring or a shell glob, any case),
-    with the copy limit each selected `vs_copy` row is compared with."""
+    """Rows whose label or group matches `pattern` (a substring or a shell glob, any case;
+    several separated by commas), with the copy limit each selected `vs_copy` row is
+    compared with."""
     if not pattern:
         return rows
-    p = pattern.lower()
+    patterns = [p.strip().lower() for p in pattern.split(",") if p.strip()]
 
     def hit(row: Row) -> bool:
         text = f"{row.group} {row.label}".lower()
-        return p in text or fnmatch.fnmatch(row.label.lower(), p)
+        return any(p in text or fnmatch.fnmatch(row.label.lower(), p) for p in patterns)
 
     chosen: list[Row] = []
     reference: Row | None = None
