@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as _np
 
-from . import _ferroiter
-from ._config import show_config as show_config
+from . import _config, _ferroiter
 from ._ferroiter import *  # noqa: F403  (every public name of the extension; its op table included)
 from ._ferroiter import Array, empty, from_numpy
 
@@ -70,3 +69,9 @@ def asarray(obj: object, dtype: _DTypeArg | None = None) -> Array:
 def from_dlpack(obj: object) -> Array:
     """Zero-copy view of any DLPack producer (torch, numpy, jax) living on the CPU."""
     return from_numpy(_np.from_dlpack(obj))  # type: ignore[arg-type]  # numpy checks at run time
+
+
+def show_config() -> None:
+    """Prints the version, the build, the SIMD level found at run time, the thread count and
+    where it came from, and the cache of freed large buffers (``FERROITER_CACHE``)."""
+    _config.show_config()
