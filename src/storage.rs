@@ -265,6 +265,53 @@ impl Storage {
     }
 }
 
+/// The cache of freed large buffers, as `show_config` reports it and `empty_cache` clears it.
+pub mod buffer_cache {
+    /// Whether freed large buffers are kept for reuse (off with `FERROITER_CACHE=0`).
+    pub fn enabled() -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            super::map_cache::enabled()
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            false
+        }
+    }
+
+    /// Bytes the cache holds now (mapped, not in use by any array).
+    pub fn held_bytes() -> usize {
+        #[cfg(target_os = "linux")]
+        {
+            super::map_cache::held_bytes()
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            0
+        }
+    }
+
+    /// Returns every kept buffer to the system; the bytes released.
+    pub fn empty() -> usize {
+        #[cfg(target_os = "linux")]
+        {
+            let mut released = 0;
+            for (base, len) in super::map_cache::drain() {
+                // SAFETY: each drained entry is a whole mapping that `Storage::map` made and a
+                // dropped `Storage` handed to the cache; no array references it, and draining
+                // removed it from the cache, so it is unmapped once, here.
+                unsafe { libc::munmap(base as *mut libc::c_void, len) };
+                released += len;
+            }
+            released
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            0
+        }
+    }
+}
+
 impl Drop for Storage {
     fn drop(&mut self) {
         match self.owner {
@@ -301,7 +348,7 @@ impl std::fmt::Debug for Storage {
 /// reused for a request at least half their size.
 #[cfg(target_os = "linux")]
 mod map_cache {
-    use std::sync::Mutex;
+    use std::sync::{Mutex, OnceLock};
 
     const COUNT: usize = 8;
     const BYTES: usize = 256 << 20;
@@ -318,8 +365,37 @@ mod map_cache {
         Some(kept.swap_remove(best))
     }
 
-    /// Keeps a freed mapping if the bounds allow; `false`: the caller unmaps it.
+    /// Whether freed mappings are kept at all: `FERROITER_CACHE=0` (or `off`, `false`) in the
+    /// environment turns the cache off, read once, on the first free of a large buffer.
+    pub fn enabled() -> bool {
+        static ENABLED: OnceLock<bool> = OnceLock::new();
+        *ENABLED.get_or_init(|| match std::env::var("FERROITER_CACHE") {
+            Ok(value) => !matches!(
+                value.trim().to_ascii_lowercase().as_str(),
+                "0" | "off" | "false" | "no"
+            ),
+            Err(_) => true,
+        })
+    }
+
+    /// Bytes held by the kept mappings.
+    pub fn held_bytes() -> usize {
+        let kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+        kept.iter().map(|&(_, l)| l).sum()
+    }
+
+    /// Removes every kept mapping from the cache; the caller unmaps them.
+    pub fn drain() -> Vec<(usize, usize)> {
+        let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+        std::mem::take(&mut *kept)
+    }
+
+    /// Keeps a freed mapping if the cache is on and its bounds allow; `false`: the caller
+    /// unmaps it.
     pub fn keep(base: usize, len: usize) -> bool {
+        if !enabled() {
+            return false;
+        }
         let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
         let total: usize = kept.iter().map(|&(_, l)| l).sum();
         if kept.len() >= COUNT || total + len > BYTES {
@@ -336,6 +412,18 @@ mod tests {
 
     /// A large buffer freed and asked for again comes back zeroed when zeroed is asked, even
     /// when the mapping is reused.
+    /// After `empty` hands the kept buffers back, large allocations still work and are zeroed
+    /// (other tests allocate concurrently, so the byte counts are not compared here).
+    #[test]
+    fn large_buffers_work_after_the_cache_is_emptied() {
+        drop(Storage::alloc(3 << 20).unwrap());
+        super::buffer_cache::empty();
+        let again = Storage::alloc(3 << 20).unwrap();
+        let mut probe = [1u8; 64];
+        again.read((3 << 20) - 64, &mut probe).unwrap();
+        assert_eq!(probe, [0u8; 64]);
+    }
+
     #[test]
     fn reused_large_buffers_are_zeroed_when_asked() {
         let n = 3 << 20;

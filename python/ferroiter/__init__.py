@@ -11,9 +11,12 @@ from typing import TYPE_CHECKING
 
 import numpy as _np
 
-from . import _ferroiter
+from . import _config, _ferroiter
 from ._ferroiter import *  # noqa: F403  (every public name of the extension; its op table included)
 from ._ferroiter import Array, empty, from_numpy
+
+#: The package's version: the Rust crate's (Cargo.toml), compiled into the extension.
+__version__: str = _ferroiter.__version__
 
 if TYPE_CHECKING:
     from ._ferroiter import _DTypeArg
@@ -21,7 +24,8 @@ if TYPE_CHECKING:
 #: The public API: everything the extension exports (generated from its op table and
 #: registrations), plus what this file defines.
 __all__ = sorted(
-    {name for name in dir(_ferroiter) if not name.startswith("_")} | {"asarray", "from_dlpack"}
+    {name for name in dir(_ferroiter) if not name.startswith("_")}
+    | {"asarray", "from_dlpack", "show_config"}
 )
 
 # Python numbers default like torch's: float -> float32, complex -> complex64.
@@ -65,3 +69,9 @@ def asarray(obj: object, dtype: _DTypeArg | None = None) -> Array:
 def from_dlpack(obj: object) -> Array:
     """Zero-copy view of any DLPack producer (torch, numpy, jax) living on the CPU."""
     return from_numpy(_np.from_dlpack(obj))  # type: ignore[arg-type]  # numpy checks at run time
+
+
+def show_config() -> None:
+    """Prints the version, the build, the SIMD level found at run time, the thread count and
+    where it came from, and the cache of freed large buffers (``FERROITER_CACHE``)."""
+    _config.show_config()

@@ -1,110 +1,217 @@
-"""`python -m ferroiter tour`: torch's layout rules, computed live by ferroiter."""
+"""`python -m ferroiter`: the command line (tour, explain, layout, bench, config).
+
+Each command has `--help`; bad arguments exit with code 2 and a message on stderr.
+"""
 
 from __future__ import annotations
 
+import argparse
 import sys
+from collections.abc import Sequence
 
 import ferroiter as fi
 
+from ._operand_spec import SpecError, parse_operand
 
-def _show(label: str, a: fi.Array) -> None:
-    print(f"  {label:<44} shape={a.shape} stride={a.stride()} format={a.memory_format!r}")
+SPEC_HELP = (
+    "an array as SHAPE[:FORMAT | @STRIDES][:DTYPE], e.g. 2,3,4,5  2,3,4,5:channels_last  "
+    "2,3,4,5@60,1,15,3  3,4,5:float16  () for 0-d; strides in elements"
+)
 
 
-def tour() -> None:
-    print("ferroiter tour: torch's layout rules, computed live\n")
-    print("1. New arrays get the strides of their memory format")
-    _show("empty((2,3,4,5))", fi.empty((2, 3, 4, 5)))
-    _show("empty((2,3,4,5), channels_last)", fi.empty((2, 3, 4, 5), memory_format=fi.channels_last))
-    _show("empty((2,0,4,5), channels_last)", fi.empty((2, 0, 4, 5), memory_format=fi.channels_last))
-    _show(
-        "empty((2,3,4,5,6), channels_last_3d)",
-        fi.empty((2, 3, 4, 5, 6), memory_format=fi.channels_last_3d),
-    )
-
-    print("\n2. Ambiguous arrays are contiguous in two formats at once (torch-semantics §1)")
-    cases = [
-        ((2, 3, 1, 1), (3, 1, 1, 1)),
-        ((2, 3, 1, 1), (3, 1, 3, 3)),
-        ((2, 1, 4, 4), (16, 1, 4, 1)),
-        ((2, 1, 1, 1), (4, 4, 4, 4)),
-        ((1, 4, 1, 3), (12, 1, 4, 4)),
-        ((2, 3, 4, 5), (120, 1, 30, 6)),
-    ]
-    base = fi.empty((1024,))
-    for shape, stride in cases:
-        a = base.as_strided(shape, stride)
-        print(
-            f"  {str(shape):>14}@{str(stride):<16} contiguous={a.is_contiguous()!s:<5} "
-            f"channels_last={a.is_contiguous(fi.channels_last)!s:<5} "
-            f"suggest={a.suggest_memory_format()!r}"
-        )
-
-    print("\n3. empty_like keeps dense strides and densifies the others in the same order")
-    x = fi.empty((2, 3, 4)).permute(2, 0, 1)[:, :, ::2]
-    _show("x = empty(2,3,4).permute(2,0,1)[:,:,::2]", x)
-    _show("empty_like(x)", fi.empty_like(x))
-
-    print("\n4. Broadcasting folds left and reports the highest mismatching dim")
-    print(
-        "  broadcast_shapes((2,1,4), (3,1), (1,)) =", fi.broadcast_shapes((2, 1, 4), (3, 1), (1,))
-    )
+def _positive_ints(text: str) -> list[int]:
+    """`1,2,4` -> [1, 2, 4] for --threads; argparse turns the error into exit code 2."""
+    bad = argparse.ArgumentTypeError(f"expected positive integers like 1,2,4, got {text!r}")
     try:
-        fi.broadcast_shapes((2, 3), (3,), (2, 1, 4))
-    except ValueError as err:
-        print("  broadcast_shapes((2,3), (3,), (2,1,4)) ->", err)
-
-    print("\n5. Type promotion: dim arrays, 0-d arrays and Python scalars in three buckets")
-    i32 = fi.zeros((3,), dtype="int32")
-    promotions: list[tuple[str, tuple[fi.Array | float, ...]]] = [
-        ("int32[3] + 0-d int64", (i32, fi.zeros((), dtype="int64"))),
-        ("int32[3] + 0-d float64", (i32, fi.zeros((), dtype="float64"))),
-        ("int32[3] + 5.5", (i32, 5.5)),
-        ("uint8[3] + int8[3]", (fi.zeros((3,), dtype="uint8"), fi.zeros((3,), dtype="int8"))),
-    ]
-    for label, ops in promotions:
-        print(f"  result_type({label}) = {fi.result_type(*ops)}")
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise bad from None
+    if not values or any(v < 1 for v in values):
+        raise bad
+    return values
 
 
-def tour_iterator() -> None:
-    print("\n6. The TensorIterator picks the output layout: channels_last (2,3,4,5) + (3,4,5)")
-    a = fi.empty((2, 3, 4, 5), memory_format=fi.channels_last)
-    b = fi.empty((3, 4, 5))
-    it = fi.TensorIterator.binary_op(None, a, b)
-    print("   " + it.explain().replace("\n", "\n   "))
-    print("\n7. ...and the kernels run it: results, strides and dtypes as torch's")
-    x = fi.arange(6, dtype="int32").reshape(2, 3)
-    y = x.transpose(0, 1) * 2.5
-    print(f"  x.T * 2.5 -> dtype {y.dtype}, stride {y.stride()}, values {y.tolist()}")
-    z = fi.empty((1, 64, 5, 4)).contiguous(fi.channels_last)
-    print(f"  (1,64,5,4).contiguous(channels_last) -> stride {z.stride()}")
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command."""
+    return _build()[0]
 
 
-def main(argv: list[str]) -> int:
-    command = argv[1] if len(argv) > 1 else "tour"
-    if command == "tour":
-        tour()
-        tour_iterator()
-        return 0
-    if command == "bench":
-        from ferroiter import _bench
-
-        if "--threads" in argv:
-            at = argv.index("--threads")
-            try:
-                fi.set_num_threads(int(argv[at + 1]))
-            except (IndexError, ValueError):
-                print("--threads expects a positive integer", file=sys.stderr)
-                return 2
-        print(_bench.run(quick="--quick" in argv))
-        return 0
-    print(
-        f"unknown command {command!r}; "
-        "try: python -m ferroiter tour | bench [--quick] [--threads N]",
-        file=sys.stderr,
+def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The parser, and each command's own (for errors found after parsing)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m ferroiter",
+        description="ferroiter: PyTorch's CPU TensorIterator rebuilt in Rust, on the command line.",
     )
+    parser.add_argument("--version", action="version", version=f"ferroiter {fi.__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    tour = commands.add_parser(
+        "tour",
+        help="torch's layout rules, computed live (the default command)",
+        description="The seed examples of torch's layout rules, computed live by ferroiter.",
+    )
+
+    explain = commands.add_parser(
+        "explain",
+        help="the build trace of an op on layouts given here",
+        description="Builds the TensorIterator an op would use on arrays of the given layouts "
+        "and prints its explain() trace: broadcasting, the fast-setup decision, the stride "
+        "sort, the output strides, coalescing, the inner loop and the split among threads.",
+        epilog="examples:\n"
+        "  python -m ferroiter explain add 2,3,4,5:channels_last 3,4,5\n"
+        "  python -m ferroiter explain mul 2,3@1,2 scalar=2.5\n"
+        "  python -m ferroiter explain exp 4,5@1,4:float16\n"
+        "  python -m ferroiter explain contiguous 2,3,4,5 --format channels_last\n"
+        "  python -m ferroiter explain copy 2,3,4,5:channels_last 2,3,4,5\n"
+        "ops: " + ", ".join(_explainable_ops()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    explain.add_argument(
+        "op",
+        help="an elementwise function (add, mul, exp, ...), copy "
+        "(DST SRC) or contiguous (SRC, with --format)",
+    )
+    explain.add_argument(
+        "operands",
+        nargs="+",
+        metavar="OPERAND",
+        help=SPEC_HELP + "; a Python number as scalar=VALUE",
+    )
+    explain.add_argument("--out", metavar="SPEC", help="an explicit output array (out=)")
+    explain.add_argument(
+        "--format",
+        default="contiguous",
+        metavar="FORMAT",
+        help="contiguous's target format (default contiguous)",
+    )
+    explain.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="the thread count the split is shown for (default: the pool's)",
+    )
+
+    layout = commands.add_parser(
+        "layout",
+        help="which logical element lives at which address",
+        description="Draws a small array's memory: the logical order with each element's "
+        "address, and memory address by address with the logical index stored there.",
+        epilog="examples:\n"
+        "  python -m ferroiter layout 1,3,2,2:channels_last\n"
+        "  python -m ferroiter layout 2,3@1,2          (a transposed view)\n"
+        "  python -m ferroiter layout 2,3@0,1          (an expanded view: overlap)\n"
+        "  python -m ferroiter layout 1,3,4,4:channels_last --png cl.png",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    layout.add_argument("spec", metavar="SPEC", help=SPEC_HELP)
+    layout.add_argument(
+        "--png",
+        metavar="FILE",
+        help="also draw the logical and physical order side by side into a PNG "
+        "(needs matplotlib: pip install 'ferroiter[plot]')",
+    )
+    layout.add_argument("--dpi", type=int, default=100, help="the PNG's resolution (default 100)")
+
+    bench = commands.add_parser(
+        "bench",
+        help="this machine's figures against torch and numpy, side by side",
+        description="Runs the same work with ferroiter, torch and numpy on the same memory and "
+        "prints a row as soon as it is measured.",
+    )
+    bench.add_argument(
+        "--quick",
+        action="store_true",
+        help="smaller sizes and fewer repeats (the labels show the sizes used)",
+    )
+    bench.add_argument(
+        "--threads",
+        type=_positive_ints,
+        metavar="N[,N...]",
+        help="thread counts, one column group each (default: the pool's)",
+    )
+    bench.add_argument(
+        "--rows",
+        metavar="PATTERN",
+        help="only rows whose group or label contains PATTERN (or matches it "
+        "as a glob; several: comma-separated); copy limits that selected rows compare with "
+        "come along",
+    )
+    bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    bench.add_argument(
+        "--plot", metavar="FILE", help="also draw the ratios as a bar chart (needs matplotlib)"
+    )
+
+    config = commands.add_parser(
+        "config",
+        help="this build and what it chose on this machine (show_config)",
+        description="Prints ferroiter.show_config(): version, build, SIMD level, threads, cache.",
+    )
+    by_name = {"tour": tour, "explain": explain, "layout": layout, "bench": bench, "config": config}
+    return parser, by_name
+
+
+def _explainable_ops() -> list[str]:
+    from ._explain_cli import explainable_ops
+
+    return explainable_ops()
+
+
+def _fail(target: argparse.ArgumentParser, message: str) -> int:
+    """Reports a bad argument the way argparse does: usage, message, exit code 2."""
+    target.print_usage(sys.stderr)
+    print(f"{target.prog}: error: {message}", file=sys.stderr)
     return 2
 
 
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs one command; returns the exit code (argparse's own errors exit with 2)."""
+    parser, by_name = _build()
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    command = args.command or "tour"
+    target = by_name[command]
+    try:
+        if command == "tour":
+            from . import _tour
+
+            _tour.run()
+        elif command == "explain":
+            from ._explain_cli import explain
+
+            print(explain(args.op, args.operands, args.out, args.format, args.threads))
+        elif command == "layout":
+            return _layout(args)
+        elif command == "bench":
+            from . import _bench
+
+            _bench.run(
+                quick=args.quick,
+                threads=args.threads,
+                rows=args.rows,
+                json_path=args.json,
+                plot_path=args.plot,
+            )
+        elif command == "config":
+            fi.show_config()
+    except SpecError as err:
+        return _fail(target, str(err))
+    except (ValueError, TypeError, IndexError) as err:
+        # an operand combination torch refuses (e.g. shapes that do not broadcast): its message
+        return _fail(target, f"{type(err).__name__}: {err}")
+    except ModuleNotFoundError as err:
+        return _fail(target, f"{err.name} is needed here: pip install 'ferroiter[plot]'")
+    return 0
+
+
+def _layout(args: argparse.Namespace) -> int:
+    from ._layout_cli import layout_text, write_png
+
+    spec = parse_operand(args.spec)
+    print(layout_text(spec))
+    if args.png:
+        width, height = write_png(spec, args.png, dpi=args.dpi)
+        print(f"\nwrote {args.png} ({width} x {height} pixels)")
+    return 0
+
+
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv))
+    raise SystemExit(main())

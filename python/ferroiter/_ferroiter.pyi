@@ -607,3 +607,19 @@ class TensorIterator:
 
 def _op_table() -> list[dict[str, Any]]:
     """The op table's rows (name, arity, preset, kernel, alpha, operators), for the tests."""
+
+# ---- configuration (src/py/config.rs) ----
+
+__version__: Final[str]
+
+def _simd_level() -> str:
+    """The widest SIMD level this CPU offers: avx512f, avx2, sse2, neon or scalar."""
+
+def _build_info() -> dict[str, Any]:
+    """How the extension was built and what it found here (for ``show_config``)."""
+
+def empty_cache() -> None:
+    """Returns the freed large buffers ferroiter keeps for reuse to the system.
+
+    ``FERROITER_CACHE=0`` in the environment turns that cache off.
+    """

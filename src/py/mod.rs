@@ -2,6 +2,7 @@
 //! here; each core `Error` kind maps to one Python exception class.
 
 mod array;
+mod config;
 mod convert;
 mod functions;
 mod iterator;
@@ -88,6 +89,7 @@ fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("channels_last_3d", PyMemoryFormat::channels_last_3d)?;
     m.add("preserve_format", PyMemoryFormat::preserve_format)?;
     functions::register(m)?;
+    config::register(m)?;
     ops::register(m)?;
     // PyO3 keeps an `__all__` as names are added. The package computes its own from the
     // public names (python/ferroiter/__init__.py), and without one here the stub needs none:

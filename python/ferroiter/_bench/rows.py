@@ -1,0 +1,414 @@
+"""The benchmark's rows, as data: groups of `Row`s, each making its own arrays when measured.
+
+To add rows (reductions, blocked formats, ...), write a function `sizes -> list[Row]` and append
+it to `ROW_GROUPS` (or call `register_group`): the table, `--rows`, `--json` and `--plot` pick
+it up. Every row gives each library the same work: all write into a preallocated output, or
+all allocate their result, never a mix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import ferroiter as fi
+from ferroiter import _ferroiter
+
+from .libs import torch
+
+#: One library's way to run a row's work once.
+Thunk = Callable[[], object]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One measured workload: bytes moved per call (0: report microseconds) and a thunk per
+    library (a library missing from `thunks` has no such function; its cell reads '-')."""
+
+    nbytes: int
+    thunks: dict[str, Thunk]
+
+
+@dataclass(frozen=True)
+class Row:
+    """A table row. `setup` makes the arrays only when the row runs (large rows would not all
+    fit in memory at once) and returns one case, or several for a `summary="median_worst"` row
+    (shown as two lines: the median and the worst case; an iterator makes them one at a
+    time, so that only one case's arrays are alive at once). `copy_reference`: this row's speed is
+    the copy limit that rows with `vs_copy` are compared with (the last one measured before)."""
+
+    group: str
+    label: str
+    setup: Callable[[], Iterable[Case]]
+    summary: str = "single"
+    copy_reference: bool = False
+    vs_copy: bool = False
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """The sizes of one run; `--quick` shrinks them (labels always show the real sizes)."""
+
+    add_sizes: tuple[int, ...]
+    large: int
+    alloc: int
+    image: tuple[int, int, int, int]
+    square: int
+    permute_elements: int
+    permute_cases: int
+    math: int
+
+    @staticmethod
+    def full() -> Sizes:
+        return Sizes(
+            (1 << 16, 1 << 18, 1 << 20, 1 << 26),
+            1 << 26,
+            1 << 24,
+            (16, 64, 56, 56),
+            4096,
+            1 << 23,
+            12,
+            1 << 22,
+        )
+
+    @staticmethod
+    def quick() -> Sizes:
+        return Sizes(
+            (1 << 16, 1 << 18, 1 << 20, 1 << 22),
+            1 << 22,
+            1 << 22,
+            (4, 64, 56, 56),
+            1024,
+            1 << 20,
+            6,
+            1 << 20,
+        )
+
+
+def count(n: int) -> str:
+    """4194304 -> '4M', 65536 -> '64K'."""
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(n)
+
+
+def _rng() -> np.random.Generator:
+    return np.random.default_rng(0)
+
+
+def _shared(*arrays: np.ndarray[Any, Any]) -> dict[str, list[Any]]:
+    """The same memory seen by each library: numpy's arrays, ferroiter and torch views of them."""
+    views: dict[str, list[Any]] = {"numpy": list(arrays)}
+    views["ferroiter"] = [fi.from_numpy(a) for a in arrays]
+    if torch is not None:
+        views["torch"] = [torch.from_numpy(a) for a in arrays]
+    return views
+
+
+# ---- groups ----------------------------------------------------------------------------------
+
+
+def memory_rows(s: Sizes) -> list[Row]:
+    """Adds into `out` at growing sizes, the copy limit, and allocation."""
+
+    def add_out(n: int) -> Callable[[], list[Case]]:
+        def setup() -> list[Case]:
+            rng = _rng()
+            v = _shared(
+                rng.random(n, dtype=np.float32),
+                rng.random(n, dtype=np.float32),
+                np.zeros(n, np.float32),
+            )
+            (fa, fb, fo), (na, nb, no) = v["ferroiter"], v["numpy"]
+            thunks: dict[str, Thunk] = {
+                "ferroiter": lambda: fi.add(fa, fb, out=fo),
+                "numpy": lambda: np.add(na, nb, out=no),
+            }
+            if torch is not None:
+                ta, tb, to = v["torch"]
+                thunks["torch"] = lambda: torch.add(ta, tb, out=to)
+            return [Case(12 * n, thunks)]
+
+        return setup
+
+    def copy(n: int) -> list[Case]:
+        rng = _rng()
+        v = _shared(rng.random(n, dtype=np.float32), np.zeros(n, np.float32))
+        (fa, fo), (na, no) = v["ferroiter"], v["numpy"]
+        thunks: dict[str, Thunk] = {
+            "ferroiter": lambda: fo.copy_(fa),
+            "numpy": lambda: np.copyto(no, na),
+        }
+        if torch is not None:
+            ta, to = v["torch"]
+            thunks["torch"] = lambda: to.copy_(ta)
+        return [Case(8 * n, thunks)]
+
+    def add_alloc(n: int) -> list[Case]:
+        rng = _rng()
+        v = _shared(rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32))
+        (fa, fb), (na, nb) = v["ferroiter"], v["numpy"]
+        thunks: dict[str, Thunk] = {"ferroiter": lambda: fa + fb, "numpy": lambda: na + nb}
+        if torch is not None:
+            ta, tb = v["torch"]
+            thunks["torch"] = lambda: ta + tb
+        return [Case(12 * n, thunks)]
+
+    rows = [Row("memory", f"add {count(n)} into out", add_out(n)) for n in s.add_sizes]
+    rows.append(
+        Row(
+            "memory",
+            f"copy {count(s.large)} (copy limit)",
+            lambda: copy(s.large),
+            copy_reference=True,
+        )
+    )
+    rows.append(Row("memory", f"add {count(s.alloc)} allocating", lambda: add_alloc(s.alloc)))
+    return rows
+
+
+def _permuted_copy(shape: tuple[int, ...], perm: tuple[int, ...]) -> Case:
+    """src (contiguous, `shape`) permuted by `perm`, copied into a contiguous array: the
+    same work as `.contiguous()` on the permuted view, without the allocation."""
+    src = _rng().random(shape, dtype=np.float32)
+    dst = np.zeros(tuple(shape[p] for p in perm), np.float32)
+    v = _shared(src, dst)
+    (fs, fd), (ns, nd) = v["ferroiter"], v["numpy"]
+    fview = fs.permute(*perm)
+    nview = ns.transpose(perm)
+    thunks: dict[str, Thunk] = {
+        "ferroiter": lambda: fd.copy_(fview),
+        "numpy": lambda: np.copyto(nd, nview),
+    }
+    if torch is not None:
+        ts, td = v["torch"]
+        tview = ts.permute(*perm)
+        thunks["torch"] = lambda: td.copy_(tview)
+    return Case(8 * src.size, thunks)
+
+
+def random_permutations(
+    total: int, cases: int, seed: int = 1
+) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """`cases` (shape, perm) pairs of 3 to 6 dims with about `total` elements, perm never the
+    identity; fixed by `seed`, so every run measures the same set."""
+    rng = np.random.default_rng(seed)
+    out: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+    while len(out) < cases:
+        ndim = int(rng.integers(3, 7))
+        # log-uniform sizes, rescaled to the wanted total
+        logs = rng.uniform(0.5, 3.0, ndim)
+        logs *= np.log(total) / logs.sum()
+        shape = tuple(max(2, int(round(np.exp(x)))) for x in logs)
+        perm = tuple(int(p) for p in rng.permutation(ndim))
+        if perm != tuple(range(ndim)):
+            out.append((shape, perm))
+    return out
+
+
+def layout_rows(s: Sizes) -> list[Row]:
+    """Layout conversions, each compared with the copy limit of the same size in the same run."""
+    n, c, h, w = s.image
+    size = n * c * h * w
+    nchw, nhwc = (0, 2, 3, 1), (0, 3, 1, 2)
+    side = s.square
+    perms = random_permutations(s.permute_elements, s.permute_cases)
+
+    def flat_copy() -> list[Case]:
+        return [_permuted_copy((size, 1), (0, 1))]
+
+    return [
+        Row(
+            "layout",
+            f"copy {count(size) if size % 1024 == 0 else size} (copy limit)",
+            flat_copy,
+            copy_reference=True,
+        ),
+        Row(
+            "layout",
+            f"NCHW -> NHWC {s.image}",
+            lambda: [_permuted_copy(s.image, nchw)],
+            vs_copy=True,
+        ),
+        Row(
+            "layout",
+            f"NHWC -> NCHW {(n, h, w, c)}",
+            lambda: [_permuted_copy((n, h, w, c), nhwc)],
+            vs_copy=True,
+        ),
+        Row(
+            "layout",
+            f"transpose {side}x{side}",
+            lambda: [_permuted_copy((side, side), (1, 0))],
+            vs_copy=True,
+        ),
+        Row(
+            "layout",
+            f"transpose {side // 2}x{side * 2}",
+            lambda: [_permuted_copy((side // 2, side * 2), (1, 0))],
+            vs_copy=True,
+        ),
+        Row(
+            "layout",
+            f"copy {count(s.permute_elements)} (copy limit)",
+            lambda: [_permuted_copy((s.permute_elements, 1), (0, 1))],
+            copy_reference=True,
+        ),
+        Row(
+            "layout",
+            f"{len(perms)} random 3-6-d permutations of ~{count(s.permute_elements)}",
+            # one case at a time: each is freed before the next is made
+            lambda: (_permuted_copy(shape, perm) for shape, perm in perms),
+            summary="median_worst",
+            vs_copy=True,
+        ),
+    ]
+
+
+#: Input ranges where each function does real work (no overflow to inf, no domain errors).
+MATH_DOMAINS: dict[str, tuple[float, float]] = {
+    "exp": (-10.0, 10.0),
+    "log": (0.01, 100.0),
+    "sin": (-100.0, 100.0),
+    "cos": (-100.0, 100.0),
+    "tanh": (-5.0, 5.0),
+    "sigmoid": (-10.0, 10.0),
+    "expm1": (-5.0, 5.0),
+    "log1p": (-0.5, 10.0),
+}
+
+
+def math_rows(s: Sizes) -> list[Row]:
+    """Each transcendental function in the op table, float32 and float64, into `out`."""
+    available = {row["name"] for row in _ferroiter._op_table()}
+    rows = []
+    for name, (low, high) in MATH_DOMAINS.items():
+        if name not in available:
+            continue
+        for dtype in ("float32", "float64"):
+            rows.append(
+                Row(
+                    "math",
+                    f"{name} {dtype} {count(s.math)}",
+                    _math_setup(name, dtype, s.math, low, high),
+                )
+            )
+    return rows
+
+
+def _math_setup(name: str, dtype: str, n: int, low: float, high: float) -> Callable[[], list[Case]]:
+    def setup() -> list[Case]:
+        x = _rng().uniform(low, high, n).astype(dtype)
+        v = _shared(x, np.zeros(n, dtype))
+        (fx, fo), (nx, no) = v["ferroiter"], v["numpy"]
+        f = getattr(fi, name)
+        thunks: dict[str, Thunk] = {"ferroiter": lambda: f(fx, out=fo)}
+        if hasattr(np, name):
+            g = getattr(np, name)
+            thunks["numpy"] = lambda: g(nx, out=no)
+        if torch is not None:
+            t = getattr(torch, name)
+            tx, to = v["torch"]
+            thunks["torch"] = lambda: t(tx, out=to)
+        itemsize = np.dtype(dtype).itemsize
+        return [Case(2 * itemsize * n, thunks)]
+
+    return setup
+
+
+def mixed_rows(s: Sizes) -> list[Row]:
+    """Broadcasting, mixed memory formats and dtype conversions (the iterator's harder cases)."""
+    n, c, h, w = s.image
+
+    def bias_add() -> list[Case]:
+        rng = _rng()
+        img = rng.random(s.image, dtype=np.float32)
+        bias = rng.random((c, 1, 1), dtype=np.float32)
+        v = _shared(img, bias, np.zeros_like(img))
+        (fi_img, fi_bias, fi_out), (np_img, np_bias, np_out) = v["ferroiter"], v["numpy"]
+        thunks: dict[str, Thunk] = {
+            "ferroiter": lambda: fi.add(fi_img, fi_bias, out=fi_out),
+            "numpy": lambda: np.add(np_img, np_bias, out=np_out),
+        }
+        if torch is not None:
+            t_img, t_bias, t_out = v["torch"]
+            thunks["torch"] = lambda: torch.add(t_img, t_bias, out=t_out)
+        return [Case(8 * img.size, thunks)]
+
+    def mixed_formats() -> list[Case]:
+        rng = _rng()
+        img = rng.random(s.image, dtype=np.float32)
+        nhwc = np.ascontiguousarray(rng.random(s.image, dtype=np.float32).transpose(0, 2, 3, 1))
+        cl = nhwc.transpose(0, 3, 1, 2)  # NCHW indexing, channels_last memory
+        v = _shared(cl, img)
+        (fa, fb), (na, nb) = v["ferroiter"], v["numpy"]
+        thunks: dict[str, Thunk] = {"ferroiter": lambda: fa + fb, "numpy": lambda: na + nb}
+        if torch is not None:
+            ta, tb = v["torch"]
+            thunks["torch"] = lambda: ta + tb
+        return [Case(12 * img.size, thunks)]
+
+    def cast(dst_dtype: str, count_: int) -> Callable[[], list[Case]]:
+        def setup() -> list[Case]:
+            x = _rng().random(count_, dtype=np.float32)
+            v = _shared(x, np.zeros(count_, dst_dtype))
+            (fx, fo), (nx, no) = v["ferroiter"], v["numpy"]
+            thunks: dict[str, Thunk] = {
+                "ferroiter": lambda: fo.copy_(fx),
+                "numpy": lambda: np.copyto(no, nx),
+            }
+            if torch is not None:
+                tx, to = v["torch"]
+                thunks["torch"] = lambda: to.copy_(tx)
+            return [Case((4 + np.dtype(dst_dtype).itemsize) * count_, thunks)]
+
+        return setup
+
+    return [
+        Row("mixed", f"{s.image} + ({c},1,1) into out", bias_add),
+        Row("mixed", f"NHWC + NCHW {s.image} allocating", mixed_formats),
+        Row("mixed", f"float32 -> float16 {count(s.alloc)} into out", cast("float16", s.alloc)),
+        Row("mixed", f"float32 -> float64 {count(s.alloc)} into out", cast("float64", s.alloc)),
+    ]
+
+
+def overhead_rows(s: Sizes) -> list[Row]:
+    """The fixed cost of one call: tiny allocating adds, in microseconds."""
+
+    def tiny(n: int) -> list[Case]:
+        v = _shared(np.ones(n, np.float32), np.ones(n, np.float32))
+        (fa, fb), (na, nb) = v["ferroiter"], v["numpy"]
+        thunks: dict[str, Thunk] = {"ferroiter": lambda: fa + fb, "numpy": lambda: na + nb}
+        if torch is not None:
+            ta, tb = v["torch"]
+            thunks["torch"] = lambda: ta + tb
+        return [Case(0, thunks)]
+
+    return [
+        Row("overhead", "a + b, 1 element (us)", lambda: tiny(1)),
+        Row("overhead", "a + b, 1000 elements (us)", lambda: tiny(1000)),
+    ]
+
+
+#: The groups, in table order. Extension point: append `(name, sizes -> rows)`.
+ROW_GROUPS: list[tuple[str, Callable[[Sizes], list[Row]]]] = [
+    ("memory", memory_rows),
+    ("layout", layout_rows),
+    ("math", math_rows),
+    ("mixed", mixed_rows),
+    ("overhead", overhead_rows),
+]
+
+
+def register_group(name: str, make_rows: Callable[[Sizes], list[Row]]) -> None:
+    """Adds a group of rows at the end of the table (e.g. reductions, blocked formats)."""
+    ROW_GROUPS.append((name, make_rows))
+
+
+def all_rows(sizes: Sizes) -> list[Row]:
+    return [row for _, make in ROW_GROUPS for row in make(sizes)]
