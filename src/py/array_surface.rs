@@ -428,12 +428,9 @@ impl PyArray {
         d.set_item("shape", PyTuple::new(py, a.shape())?)?;
         d.set_item("typestr", typestr)?;
         d.set_item("data", (a.data_ptr(), a.is_readonly()))?;
+        // always explicit (None would let numpy recompute the strides of size-1 dims)
         let item = a.itemsize() as isize;
-        if a.layout().is_contiguous(MemoryFormat::Contiguous)? {
-            d.set_item("strides", py.None())?;
-        } else {
-            d.set_item("strides", PyTuple::new(py, a.strides().iter().map(|s| s * item))?)?;
-        }
+        d.set_item("strides", PyTuple::new(py, a.strides().iter().map(|s| s * item))?)?;
         Ok(d)
     }
 
