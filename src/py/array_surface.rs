@@ -22,6 +22,8 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 /// torch's texts for `.T` on arrays that are not matrices (it still reverses the dims).
 const T_DEPRECATED: &str = "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.";
+const MT_ZERO_D: &str =
+    "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.";
 const T_ZERO_D: &str =
     "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.";
 
@@ -192,8 +194,15 @@ impl PyArray {
     }
     /// `a.mT`: the last two dims swapped (a batch of matrices transposed).
     #[getter(mT)]
-    fn m_t(&self) -> PyResult<PyArray> {
-        let a = self.array();
+    fn m_t(slf: &Bound<'_, Self>) -> PyResult<PyArray> {
+        let a = slf.get().array();
+        if a.ndim() == 0 {
+            // torch: the identity, with a deprecation warning
+            let py = slf.py();
+            let text = std::ffi::CString::new(MT_ZERO_D).unwrap_or_default();
+            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &text, 1)?;
+            return Ok(a.into());
+        }
         if a.ndim() < 2 {
             return Err(Error::value(format!(
                 "tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.",
