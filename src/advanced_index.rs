@@ -161,7 +161,10 @@ pub fn select(a: &Array, key: &[AdvancedItem]) -> Result<Selection> {
             offsets,
         });
     }
-    let shapes: Vec<Vec<usize>> = advanced.iter().map(|(_, _, i)| i.shape().to_vec()).collect();
+    let shapes: Vec<Vec<usize>> = advanced
+        .iter()
+        .map(|(_, _, i)| i.shape().to_vec())
+        .collect();
     let bshape = broadcast_shapes(&shapes)?;
     let count: usize = bshape.iter().product();
     let mut adv_offsets = vec![0isize; count];
@@ -188,7 +191,11 @@ pub fn select(a: &Array, key: &[AdvancedItem]) -> Result<Selection> {
         (Vec::new(), rest)
     };
     let sub = |ds: &[usize]| Layout {
-        shape: ds.iter().map(|&d| view.shape()[d]).collect::<Vec<_>>().into(),
+        shape: ds
+            .iter()
+            .map(|&d| view.shape()[d])
+            .collect::<Vec<_>>()
+            .into(),
         strides: ds
             .iter()
             .map(|&d| view.strides()[d])
@@ -261,7 +268,8 @@ pub fn scatter(a: &Array, key: &[AdvancedItem], values: &Array) -> Result<()> {
         values
             .storage()
             .read(src as usize * itemsize, &mut buf[..itemsize])?;
-        a.storage().write(dst as usize * itemsize, &buf[..itemsize])?;
+        a.storage()
+            .write(dst as usize * itemsize, &buf[..itemsize])?;
     }
     Ok(())
 }
@@ -315,8 +323,11 @@ mod tests {
     fn masks_and_bounds() {
         let a = arange(6);
         let mask = arange(6).view(&[6]).unwrap();
-        let err = gather(&a, &[AdvancedItem::Indices(int64_vector(vec![6], 1).unwrap())])
-            .unwrap_err();
+        let err = gather(
+            &a,
+            &[AdvancedItem::Indices(int64_vector(vec![6], 1).unwrap())],
+        )
+        .unwrap_err();
         assert_eq!(
             err.to_string(),
             "index 6 is out of bounds for dimension 0 with size 6"

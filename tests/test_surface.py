@@ -234,8 +234,12 @@ def to_fi_key(key):
     return tuple(share(k) if isinstance(k, torch.Tensor) else k for k in key)
 
 
-def _no_negative_steps(key):
-    return all(not (isinstance(k, slice) and k.step is not None and k.step < 0) for k in key)
+def _flip_reversed(t, key):
+    """torch refuses negative steps: `t[..., ::-1 at d, ...]` is `t.flip(d)[..., :, ...]`. The
+    keys here have one entry per dim (no `...` or None), so d is the entry's position."""
+    dims = [d for d, k in enumerate(key) if isinstance(k, slice) and k.step == -1]
+    plain = tuple(slice(None) if d in dims else k for d, k in enumerate(key))
+    return dims, plain
 
 
 @given(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.data())
@@ -245,27 +249,21 @@ def test_advanced_getitem_and_setitem_like_torch(shape, data):
     a = share(t.clone())
     key = data.draw(advanced_keys(shape))
     fkey = to_fi_key(key)
-    if _no_negative_steps(key):
-        expected = t[key]
-        got = a[fkey]
-        assert got.shape == tuple(expected.shape) and got.is_contiguous()
-        assert got.tolist() == expected.tolist()
-    else:  # torch refuses negative steps; numpy is the reference there
-        nd = t.numpy()
-        np_key = tuple(k.numpy() if isinstance(k, torch.Tensor) else k for k in key)
-        assert np.array_equal(a[fkey].numpy(), nd[np_key])
-        return
-    value = (torch.arange(expected.numel(), dtype=torch.float64).reshape(expected.shape) + 100)
-    t2 = t.clone()
-    t2[key] = value
-    a[fkey] = share(value)
-    if len({tuple(k.reshape(-1).tolist()) for k in key if isinstance(k, torch.Tensor)}) and True:
-        # repeated indices: the last write wins in both (torch's CPU kernel is serial here)
-        pass
-    assert_same(a, t2)
-    a[fkey] = -1.0
-    t2[key] = -1.0
-    assert_same(a, t2)
+    dims, plain = _flip_reversed(t, key)
+    flipped = t.flip(dims) if dims else t
+    expected = flipped[plain]
+    got = a[fkey]
+    assert got.shape == tuple(expected.shape) and got.is_contiguous()
+    assert got.tolist() == expected.tolist()
+    # writes: distinct values (repeated indices: the last write wins, as torch's serial CPU loop)
+    value = torch.arange(expected.numel(), dtype=torch.float64).reshape(expected.shape) + 100
+    for v_t, v_a in ((value, share(value)), (-1.0, -1.0)):
+        target = flipped.clone()
+        target[plain] = v_t
+        t2 = target.flip(dims) if dims else target
+        a[fkey] = v_a
+        assert_same(a, t2)
+        flipped = target
 
 
 def test_advanced_index_errors_like_torch():

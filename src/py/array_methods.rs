@@ -213,7 +213,9 @@ impl PyArray {
             }
         }
         let a = slf.get().array();
-        let converted = call_core(slf.py(), || copy::to(&a, wanted, memory_format.into(), copy))?;
+        let converted = call_core(slf.py(), || {
+            copy::to(&a, wanted, memory_format.into(), copy)
+        })?;
         same_or_new(slf, converted)
     }
 

@@ -65,7 +65,10 @@ fn advanced_item(obj: &Bound<'_, PyAny>) -> PyResult<Option<AdvancedItem>> {
         DType::Bool | DType::U8 => AdvancedItem::Mask(array),
         DType::I8 | DType::I16 | DType::I32 | DType::I64 => AdvancedItem::Indices(array),
         _ => {
-            return Err(Error::index("tensors used as indices must be long, int, byte or bool tensors").into())
+            return Err(Error::index(
+                "tensors used as indices must be long, int, byte or bool tensors",
+            )
+            .into())
         }
     }))
 }
@@ -224,7 +227,10 @@ impl PyArray {
             crate::shape::wrap_dim(end_dim, n)?,
         );
         if s > e {
-            return Err(Error::value("flatten() has invalid args: start_dim cannot come after end_dim").into());
+            return Err(Error::value(
+                "flatten() has invalid args: start_dim cannot come after end_dim",
+            )
+            .into());
         }
         if n == 0 {
             return wrap(slf.py(), a.view(&[1])?);
@@ -337,7 +343,8 @@ impl PyArray {
             };
             return call_core(py, || {
                 // a converted copy: the right dtype, and never aliasing `a`
-                let values = copy::converted_copy(&values, Some(a.dtype()), MemoryFormat::Contiguous)?;
+                let values =
+                    copy::converted_copy(&values, Some(a.dtype()), MemoryFormat::Contiguous)?;
                 advanced_index::scatter(&a, &items, &values)
             });
         }
@@ -382,11 +389,14 @@ impl PyArray {
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
         let py = slf.py();
         let a = slf.get().array();
-        let dense = a.layout().is_non_overlapping_and_dense() && a.strides().iter().all(|&s| s >= 0);
+        let dense =
+            a.layout().is_non_overlapping_and_dense() && a.strides().iter().all(|&s| s >= 0);
         let d = if dense {
             a
         } else {
-            call_core(py, || copy::converted_copy(&a, None, MemoryFormat::Preserve))?
+            call_core(py, || {
+                copy::converted_copy(&a, None, MemoryFormat::Preserve)
+            })?
         };
         let itemsize = d.itemsize();
         let (bytes, offset) = match d.layout().element_span() {
@@ -397,7 +407,9 @@ impl PyArray {
                 (buf, d.storage_offset() - lo)
             }
         };
-        let rebuild = py.import("ferroiter._ferroiter")?.getattr("_rebuild_array")?;
+        let rebuild = py
+            .import("ferroiter._ferroiter")?
+            .getattr("_rebuild_array")?;
         let args = (
             PyBytes::new(py, &bytes),
             d.dtype().name(),
@@ -430,7 +442,10 @@ impl PyArray {
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let a = self.array();
         let typestr = typestr(a.dtype()).ok_or_else(|| {
-            PyAttributeError::new_err(format!("__array_interface__ has no typestr for {}", a.dtype()))
+            PyAttributeError::new_err(format!(
+                "__array_interface__ has no typestr for {}",
+                a.dtype()
+            ))
         })?;
         let d = PyDict::new(py);
         d.set_item("version", 3)?;
@@ -439,7 +454,10 @@ impl PyArray {
         d.set_item("data", (a.data_ptr(), a.is_readonly()))?;
         // always explicit (None would let numpy recompute the strides of size-1 dims)
         let item = a.itemsize() as isize;
-        d.set_item("strides", PyTuple::new(py, a.strides().iter().map(|s| s * item))?)?;
+        d.set_item(
+            "strides",
+            PyTuple::new(py, a.strides().iter().map(|s| s * item))?,
+        )?;
         Ok(d)
     }
 

@@ -85,7 +85,9 @@ pub unsafe fn get_buffer(
         ));
     }
     if needs(ffi::PyBUF_F_CONTIGUOUS) && !f_contiguous() {
-        return Err(PyBufferError::new_err("the array is not Fortran-contiguous"));
+        return Err(PyBufferError::new_err(
+            "the array is not Fortran-contiguous",
+        ));
     }
     if needs(ffi::PyBUF_ANY_CONTIGUOUS) && !c_contiguous && !f_contiguous() {
         return Err(PyBufferError::new_err("the array is not contiguous"));
@@ -124,7 +126,11 @@ pub unsafe fn get_buffer(
         (*view).len = array.numel() as ffi::Py_ssize_t * itemsize;
         (*view).itemsize = itemsize;
         (*view).readonly = readonly as std::ffi::c_int;
-        (*view).ndim = if wants_nd { array.ndim() as std::ffi::c_int } else { 1 };
+        (*view).ndim = if wants_nd {
+            array.ndim() as std::ffi::c_int
+        } else {
+            1
+        };
         (*view).format = if flags & ffi::PyBUF_FORMAT == ffi::PyBUF_FORMAT {
             format.as_ptr() as *mut c_char
         } else {

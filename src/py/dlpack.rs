@@ -493,7 +493,9 @@ unsafe fn checked_layout(t: &DLTensor) -> PyResult<Parts> {
     let ndim = usize::try_from(t.ndim)
         .map_err(|_| PyValueError::new_err("from_dlpack: negative ndim in the capsule"))?;
     if ndim > 0 && t.shape.is_null() {
-        return Err(PyValueError::new_err("from_dlpack: the capsule has no shape"));
+        return Err(PyValueError::new_err(
+            "from_dlpack: the capsule has no shape",
+        ));
     }
     let raw_shape: &[i64] = if ndim == 0 {
         &[]

@@ -262,7 +262,10 @@ impl PyIterator {
             [one] => format!("({one},)"),
             _ => format!(
                 "({})",
-                xs.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+                xs.iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         };
         let fast = self
