@@ -6,7 +6,6 @@ anything ``numpy.dtype()`` accepts (plus torch dtypes, by name); ``Array.dtype``
 ``python -m mypy.stubtest ferroiter._ferroiter --allowlist scripts/stubtest-allowlist.txt``.
 """
 
-import sys
 from collections.abc import Iterator, Sequence
 from types import EllipsisType
 from typing import (
@@ -36,6 +35,10 @@ class _TorchDType(Protocol):
     @property
     def itemsize(self) -> int: ...
 
+# builtins under other names, for the Array methods named bool(), int() and float()
+_bool: TypeAlias = bool
+_int: TypeAlias = int
+_float: TypeAlias = float
 # A dtype argument: anything numpy.dtype() accepts, or a torch dtype.
 _DTypeArg: TypeAlias = DTypeLike | _TorchDType
 # A Python number (or a numpy scalar / number-like with __index__ or __float__).
@@ -88,22 +91,22 @@ class Array:
     """A strided array with torch's layout semantics (sizes and strides in elements)."""
 
     @property
-    def shape(self) -> tuple[int, ...]:
+    def shape(self) -> tuple[_int, ...]:
         """The sizes of the dims."""
     @property
-    def ndim(self) -> int:
+    def ndim(self) -> _int:
         """The number of dims."""
     @property
     def dtype(self) -> np.dtype[Any]:
         """The element type, as a numpy dtype (bfloat16 needs ml_dtypes)."""
     @property
-    def itemsize(self) -> int:
+    def itemsize(self) -> _int:
         """Bytes per element."""
     @property
-    def strides(self) -> tuple[int, ...]:
+    def strides(self) -> tuple[_int, ...]:
         """Byte strides, like numpy's ``ndarray.strides``."""
     @property
-    def is_readonly(self) -> bool:
+    def is_readonly(self) -> _bool:
         """Whether writing into the array is refused (e.g. a view of a read-only ndarray)."""
     @property
     def memory_format(self) -> MemoryFormat:
@@ -115,40 +118,40 @@ class Array:
     def mT(self) -> Array:
         """The last two dims swapped (a batch of matrices transposed); needs 2 dims or more."""
     @property
-    def nbytes(self) -> int:
+    def nbytes(self) -> _int:
         """Bytes the elements take: ``numel() * itemsize``."""
     @property
     def device(self) -> str:
         """Always ``"cpu"``."""
     @overload
-    def size(self, dim: None = None) -> tuple[int, ...]:
+    def size(self, dim: None = None) -> tuple[_int, ...]:
         """torch's ``size()``: the shape."""
     @overload
-    def size(self, dim: SupportsIndex) -> int:
+    def size(self, dim: SupportsIndex) -> _int:
         """The size of one dim (negative dims count from the end)."""
-    def dim(self) -> int:
+    def dim(self) -> _int:
         """torch's ``dim()``: the number of dims."""
-    def numel(self) -> int:
+    def numel(self) -> _int:
         """The number of elements."""
-    def __len__(self) -> int:
+    def __len__(self) -> _int:
         """The size of dim 0; a 0-d array raises TypeError."""
     @overload
-    def stride(self, dim: None = None) -> tuple[int, ...]:
+    def stride(self, dim: None = None) -> tuple[_int, ...]:
         """Element strides, like torch: all of them."""
     @overload
-    def stride(self, dim: SupportsIndex) -> int:
+    def stride(self, dim: SupportsIndex) -> _int:
         """Element stride of one dim (negative dims count from the end)."""
-    def storage_offset(self) -> int:
+    def storage_offset(self) -> _int:
         """Offset of element 0 from the start of the storage, in elements."""
-    def data_ptr(self) -> int:
+    def data_ptr(self) -> _int:
         """Address of element 0."""
 
     # ---- predicates ----
-    def is_contiguous(self, memory_format: MemoryFormat = contiguous_format) -> bool:
+    def is_contiguous(self, memory_format: MemoryFormat = contiguous_format) -> _bool:
         """torch's ``is_contiguous(memory_format=contiguous_format)``; preserve_format raises."""
-    def is_non_overlapping_and_dense(self) -> bool:
+    def is_non_overlapping_and_dense(self) -> _bool:
         """Whether every element of a dense block is addressed exactly once."""
-    def suggest_memory_format(self, exact_match: bool = False) -> MemoryFormat:
+    def suggest_memory_format(self, exact_match: _bool = False) -> MemoryFormat:
         """The format the strides look like (torch's heuristic, with the N111 rule)."""
 
     # ---- views ----
@@ -205,7 +208,7 @@ class Array:
         """torch's ``flatten``: dims ``start_dim..=end_dim`` merged (a view when possible)."""
     def ravel(self) -> Array:
         """torch's ``ravel``: a 1-D view of a contiguous array, else a contiguous copy."""
-    def astype(self, dtype: _DTypeArg, copy: bool = True) -> Array:
+    def astype(self, dtype: _DTypeArg, copy: _bool = True) -> Array:
         """numpy's ``astype``: a converted copy (``self`` if ``copy=False`` and same dtype)."""
     def float(self) -> Array:
         """``to(float32)``."""
@@ -239,18 +242,18 @@ class Array:
     # ---- interop ----
     def numpy(self) -> NDArray[Any]:
         """A zero-copy numpy view sharing this array's memory."""
-    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NDArray[Any]:
+    def __array__(self, dtype: DTypeLike | None = None, copy: _bool | None = None) -> NDArray[Any]:
         """numpy's array protocol: a zero-copy view unless a cast or a copy is asked for."""
     def __dlpack__(self, **kwargs: Any) -> Any:
         """A DLPack capsule (``stream``, ``max_version``, ``dl_device``, ``copy``): versioned
         when ``max_version >= (1, 0)``, flagged read-only for read-only arrays."""
-    def __dlpack_device__(self) -> tuple[int, int]:
+    def __dlpack_device__(self) -> tuple[_int, _int]:
         """``(1, 0)``: the CPU."""
-    if sys.version_info >= (3, 12):
-        def __buffer__(self, flags: int, /) -> memoryview:
-            """The buffer protocol: any strides, read-only kept; no bfloat16."""
-        def __release_buffer__(self, buffer: memoryview, /) -> None:
-            """Ends a buffer view."""
+    # (Python 3.12 shows the buffer slots as these methods; on 3.11 they exist only as slots)
+    def __buffer__(self, flags: _int, /) -> memoryview:
+        """The buffer protocol: any strides, read-only kept; no bfloat16."""
+    def __release_buffer__(self, buffer: memoryview, /) -> None:
+        """Ends a buffer view."""
     @property
     def __array_interface__(self) -> dict[str, Any]:
         """numpy's array interface, version 3 (no bfloat16: numpy then uses ``__array__``)."""
@@ -264,7 +267,7 @@ class Array:
         """numpy functions: ferroiter's where it has them, numpy's on zero-copy views elsewhere."""
     def tolist(self) -> Any:
         """The elements as nested lists of Python numbers (a bare number for a 0-d array)."""
-    def item(self) -> bool | int | float | complex:
+    def item(self) -> _bool | _int | _float | complex:
         """The only element of a one-element array, as a Python number."""
 
     # ---- copies ----
@@ -277,9 +280,9 @@ class Array:
         *args: _DTypeArg | str | Array,
         dtype: _DTypeArg | None = None,
         memory_format: MemoryFormat = preserve_format,
-        copy: bool = False,
+        copy: _bool = False,
         device: Any = None,
-        non_blocking: bool = False,
+        non_blocking: _bool = False,
     ) -> Array:
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: ``self`` when
         nothing changes (unless ``copy``), else a converted copy. Only ``"cpu"`` is a device."""
@@ -345,13 +348,13 @@ class Array:
         """Elementwise absolute value (``abs(a)``)."""
     def __invert__(self) -> Array:
         """Bitwise not; TypeError unless the dtype is integral or bool (torch's rule)."""
-    def __bool__(self) -> bool:
+    def __bool__(self) -> _bool:
         """Truth of a one-element array; ValueError for any other size."""
-    def __index__(self) -> int:
+    def __index__(self) -> _int:
         """A one-element integral array as an index."""
-    def __int__(self) -> int:
+    def __int__(self) -> _int:
         """The only element as an int."""
-    def __float__(self) -> float:
+    def __float__(self) -> _float:
         """The only element as a float."""
 
 def from_dlpack(obj: Any) -> Array:

@@ -218,7 +218,7 @@ impl PyArray {
 
     /// torch's `flatten(start_dim, end_dim)`: those dims merged into one (a view when the
     /// strides allow, else a copy); a 0-d array becomes 1-D.
-    #[pyo3(signature = (start_dim=0, end_dim=-1))]
+    #[pyo3(signature = (start_dim=0, end_dim=-1), text_signature = "(self, start_dim=0, end_dim=-1)")]
     fn flatten(slf: &Bound<'_, Self>, start_dim: i64, end_dim: i64) -> PyResult<Py<PyAny>> {
         let a = slf.get().array();
         let n = a.ndim();
