@@ -266,7 +266,7 @@ fn is_device(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
         let kind = s.split(':').next().unwrap_or("");
         return Ok(["cpu", "cuda", "mps", "meta", "xpu", "hip"].contains(&kind));
     }
-    Ok(obj.get_type().name()?.to_string() == "device")
+    Ok(obj.get_type().name()? == "device")
 }
 
 /// Refuses any device but the CPU.
