@@ -5,6 +5,7 @@
 //! ([`layout`]), and arrays over shared storages ([`array`], [`storage`]). The optional
 //! `python` feature adds the PyO3 binding in [`py`].
 
+pub mod advanced_index;
 pub mod array;
 pub mod dims;
 pub mod dtype;

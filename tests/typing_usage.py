@@ -50,7 +50,8 @@ def arrays() -> None:
         a.clone(fi.contiguous_format),
         a.to("float64", copy=True),
         fi.broadcast_to(b, (2, 3, 4, 5)),
-        a.T,
+        a.mT,
+        a[0, 0].T,
     ):
         assert_type(view, fi.Array)
         _is(view, fi.Array)
@@ -247,9 +248,33 @@ def iterator() -> None:
         _is(preset, fi.TensorIterator)
 
 
+def surface() -> None:
+    """torch's and numpy's everyday names."""
+    a = fi.arange(6, dtype="float32").reshape(2, 3)
+    assert_type(a.size(), tuple[int, ...])
+    assert_type(a.size(-1), int)
+    assert_type(a.dim(), int)
+    assert_type(a.nbytes, int)
+    assert_type(a.device, str)
+    for converted in (a.float(), a.double(), a.half(), a.int(), a.long(), a.bool(), a.flatten()):
+        assert_type(converted, fi.Array)
+        _is(converted, fi.Array)
+    assert_type(a.astype("int16"), fi.Array)
+    assert_type(a.to("cpu", "float64"), fi.Array)
+    a[0] = 1.0
+    a[:, 1] = fi.zeros(2)
+    a[a > 3] = 0.0
+    assert_type(a[[0, 1]], fi.Array)
+    assert_type(list(a), list[fi.Array])
+    assert format(a[0, 0], ".1f") == "1.0"
+    _is(memoryview(a), memoryview)
+    _is(np.asarray(a), np.ndarray)
+
+
 def exercise() -> None:
     """Runs every section (test_stubs.py calls this)."""
     arrays()
+    surface()
     operators()
     functions()
     iterator()

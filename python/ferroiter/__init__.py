@@ -13,7 +13,7 @@ import numpy as _np
 
 from . import _config, _ferroiter
 from ._ferroiter import *  # noqa: F403  (every public name of the extension; its op table included)
-from ._ferroiter import Array, empty, from_numpy
+from ._ferroiter import Array, empty, from_dlpack, from_numpy
 
 #: The package's version: the Rust crate's (Cargo.toml), compiled into the extension.
 __version__: str = _ferroiter.__version__
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 #: registrations), plus what this file defines.
 __all__ = sorted(
     {name for name in dir(_ferroiter) if not name.startswith("_")}
-    | {"asarray", "from_dlpack", "show_config"}
+    | {"asarray", "show_config"}
 )
 
 # Python numbers default like torch's: float -> float32, complex -> complex64.
@@ -51,7 +51,10 @@ def asarray(obj: object, dtype: _DTypeArg | None = None) -> Array:
     if isinstance(obj, _np.ndarray):
         nd = obj
     elif hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
-        nd = _np.from_dlpack(obj)
+        dl = from_dlpack(obj)
+        if dtype is None or _dtype_name(dtype) == str(dl.dtype):
+            return dl
+        nd = _np.asarray(dl.numpy())
     else:
         nd = _np.asarray(obj)
         if dtype is None and nd.dtype in _DEFAULT_FOR_NUMPY:
@@ -64,11 +67,6 @@ def asarray(obj: object, dtype: _DTypeArg | None = None) -> Array:
         # a new empty array gets contiguous strides, as torch.tensor's (numpy reports zeros)
         return empty(nd.shape, dtype=nd.dtype)
     return from_numpy(nd)
-
-
-def from_dlpack(obj: object) -> Array:
-    """Zero-copy view of any DLPack producer (torch, numpy, jax) living on the CPU."""
-    return from_numpy(_np.from_dlpack(obj))  # type: ignore[arg-type]  # numpy checks at run time
 
 
 def show_config() -> None:

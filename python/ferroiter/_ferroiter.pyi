@@ -6,7 +6,7 @@ anything ``numpy.dtype()`` accepts (plus torch dtypes, by name); ``Array.dtype``
 ``python -m mypy.stubtest ferroiter._ferroiter --allowlist scripts/stubtest-allowlist.txt``.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import EllipsisType
 from typing import (
     Any,
@@ -34,6 +34,10 @@ class _TorchDType(Protocol):
     @property
     def itemsize(self) -> int: ...
 
+# builtins under other names, for the Array methods named bool(), int() and float()
+_bool: TypeAlias = bool
+_int: TypeAlias = int
+_float: TypeAlias = float
 # A dtype argument: anything numpy.dtype() accepts, or a torch dtype.
 _DTypeArg: TypeAlias = DTypeLike | _TorchDType
 # A Python number (or a numpy scalar / number-like with __index__ or __float__).
@@ -42,6 +46,10 @@ _Scalar: TypeAlias = bool | int | float | complex | np.generic
 _Shape: TypeAlias = SupportsIndex | Sequence[SupportsIndex]
 # One entry of a __getitem__ key.
 _IndexItem: TypeAlias = SupportsIndex | slice | EllipsisType | None
+# A __getitem__/__setitem__ key: basic entries, or index arrays, lists and masks among them.
+_Key: TypeAlias = (
+    _IndexItem | Array | np.ndarray[Any, Any] | list[Any] | tuple[_IndexItem | Array | np.ndarray[Any, Any] | list[Any], ...]
+)
 # An array operand: an Array, or a numpy array (viewed, not copied).
 _ArrayIn: TypeAlias = Array | np.ndarray[Any, Any]
 # Any operand of an elementwise op: arrays, or numbers as torch's wrapped scalars.
@@ -82,50 +90,67 @@ class Array:
     """A strided array with torch's layout semantics (sizes and strides in elements)."""
 
     @property
-    def shape(self) -> tuple[int, ...]:
+    def shape(self) -> tuple[_int, ...]:
         """The sizes of the dims."""
     @property
-    def ndim(self) -> int:
+    def ndim(self) -> _int:
         """The number of dims."""
     @property
     def dtype(self) -> np.dtype[Any]:
         """The element type, as a numpy dtype (bfloat16 needs ml_dtypes)."""
     @property
-    def itemsize(self) -> int:
+    def itemsize(self) -> _int:
         """Bytes per element."""
     @property
-    def strides(self) -> tuple[int, ...]:
+    def strides(self) -> tuple[_int, ...]:
         """Byte strides, like numpy's ``ndarray.strides``."""
     @property
-    def is_readonly(self) -> bool:
+    def is_readonly(self) -> _bool:
         """Whether writing into the array is refused (e.g. a view of a read-only ndarray)."""
     @property
     def memory_format(self) -> MemoryFormat:
         """The same as ``suggest_memory_format()``."""
     @property
     def T(self) -> Array:
-        """All dims reversed (numpy's meaning)."""
-    def numel(self) -> int:
+        """All dims reversed; warns as torch does on arrays that are not 1-D or 2-D."""
+    @property
+    def mT(self) -> Array:
+        """The last two dims swapped (a batch of matrices transposed); needs 2 dims or more."""
+    @property
+    def nbytes(self) -> _int:
+        """Bytes the elements take: ``numel() * itemsize``."""
+    @property
+    def device(self) -> str:
+        """Always ``"cpu"``."""
+    @overload
+    def size(self, dim: None = None) -> tuple[_int, ...]:
+        """torch's ``size()``: the shape."""
+    @overload
+    def size(self, dim: SupportsIndex) -> _int:
+        """The size of one dim (negative dims count from the end)."""
+    def dim(self) -> _int:
+        """torch's ``dim()``: the number of dims."""
+    def numel(self) -> _int:
         """The number of elements."""
-    def __len__(self) -> int:
+    def __len__(self) -> _int:
         """The size of dim 0; a 0-d array raises TypeError."""
     @overload
-    def stride(self, dim: None = None) -> tuple[int, ...]:
+    def stride(self, dim: None = None) -> tuple[_int, ...]:
         """Element strides, like torch: all of them."""
     @overload
-    def stride(self, dim: SupportsIndex) -> int:
+    def stride(self, dim: SupportsIndex) -> _int:
         """Element stride of one dim (negative dims count from the end)."""
-    def storage_offset(self) -> int:
+    def storage_offset(self) -> _int:
         """Offset of element 0 from the start of the storage, in elements."""
-    def data_ptr(self) -> int:
+    def data_ptr(self) -> _int:
         """Address of element 0."""
 
     # ---- predicates ----
-    def is_contiguous(self, memory_format: MemoryFormat = contiguous_format) -> bool:
+    def is_contiguous(self, memory_format: MemoryFormat = contiguous_format) -> _bool:
         """torch's ``is_contiguous(memory_format=contiguous_format)``; preserve_format raises."""
-    def is_non_overlapping_and_dense(self) -> bool:
+    def is_non_overlapping_and_dense(self) -> _bool:
         """Whether every element of a dense block is addressed exactly once."""
-    def suggest_memory_format(self, exact_match: bool = False) -> MemoryFormat:
+    def suggest_memory_format(self, exact_match: _bool = False) -> MemoryFormat:
         """The format the strides look like (torch's heuristic, with the N111 rule)."""
 
     # ---- views ----
@@ -162,21 +187,86 @@ class Array:
         """The same memory under a new shape (one ``-1`` inferred); ValueError if impossible."""
     def broadcast_to(self, shape: Sequence[SupportsIndex]) -> Array:
         """``expand`` with numpy's name: a broadcast view of the given shape."""
-    def __getitem__(self, key: _IndexItem | tuple[_IndexItem, ...], /) -> Array:
-        """A view from ints, slices (any step, negative included), None and ``...``."""
+    def __getitem__(self, key: _Key, /) -> Array:
+        """A view from ints, slices (any step, negative included), None and ``...``; a
+        gathered copy when the key holds integer index arrays, lists or boolean masks."""
+    def __setitem__(self, key: _Key, value: _Operand | Sequence[Any], /) -> None:
+        """Writes ``value`` (broadcast, converted) into the selection, through ``copy_``;
+        index arrays and masks scatter."""
+    def __iter__(self) -> Iterator[Array]:
+        """The views along dim 0; a 0-d array raises TypeError."""
+    def __format__(self, format_spec: str, /) -> str:
+        """A 0-d array formats its value (``format(x, ".2f")``); others take only ``""``."""
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling: the elements with dtype, shape and (dense) strides."""
+    def __copy__(self) -> Array:
+        """A copy in the same layout order (``clone()``)."""
+    def __deepcopy__(self, memo: Any, /) -> Array:
+        """A copy in the same layout order (``clone()``)."""
+    def flatten(self, start_dim: SupportsIndex = 0, end_dim: SupportsIndex = -1) -> Array:
+        """torch's ``flatten``: dims ``start_dim..=end_dim`` merged (a view when possible)."""
+    def ravel(self) -> Array:
+        """torch's ``ravel``: a 1-D view of a contiguous array, else a contiguous copy."""
+    def astype(self, dtype: _DTypeArg, copy: _bool = True) -> Array:
+        """numpy's ``astype``: a converted copy (``self`` if ``copy=False`` and same dtype)."""
+    def float(self) -> Array:
+        """``to(float32)``."""
+    def double(self) -> Array:
+        """``to(float64)``."""
+    def half(self) -> Array:
+        """``to(float16)``."""
+    def bfloat16(self) -> Array:
+        """``to(bfloat16)``."""
+    def int(self) -> Array:
+        """``to(int32)``."""
+    def long(self) -> Array:
+        """``to(int64)``."""
+    def short(self) -> Array:
+        """``to(int16)``."""
+    def char(self) -> Array:
+        """``to(int8)``."""
+    def byte(self) -> Array:
+        """``to(uint8)``."""
+    def bool(self) -> Array:
+        """``to(bool)``."""
+    def cfloat(self) -> Array:
+        """``to(complex64)``."""
+    def cdouble(self) -> Array:
+        """``to(complex128)``."""
+    def copy(self, order: Literal["C", "K"] = "C") -> Array:
+        """numpy's ``copy``: C-contiguous (``order="K"`` keeps the layout order)."""
+    def cpu(self) -> Array:
+        """``self``: ferroiter arrays live on the CPU."""
 
     # ---- interop ----
     def numpy(self) -> NDArray[Any]:
         """A zero-copy numpy view sharing this array's memory."""
-    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NDArray[Any]:
+    def __array__(self, dtype: DTypeLike | None = None, copy: _bool | None = None) -> NDArray[Any]:
         """numpy's array protocol: a zero-copy view unless a cast or a copy is asked for."""
     def __dlpack__(self, **kwargs: Any) -> Any:
-        """A DLPack capsule of this array (the keywords of the DLPack protocol)."""
-    def __dlpack_device__(self) -> tuple[int, int]:
+        """A DLPack capsule (``stream``, ``max_version``, ``dl_device``, ``copy``): versioned
+        when ``max_version >= (1, 0)``, flagged read-only for read-only arrays."""
+    def __dlpack_device__(self) -> tuple[_int, _int]:
         """``(1, 0)``: the CPU."""
+    # (Python 3.12 shows the buffer slots as these methods; on 3.11 they exist only as slots)
+    def __buffer__(self, flags: _int, /) -> memoryview:
+        """The buffer protocol: any strides, read-only kept; no bfloat16."""
+    def __release_buffer__(self, buffer: memoryview, /) -> None:
+        """Ends a buffer view."""
+    @property
+    def __array_interface__(self) -> dict[str, Any]:
+        """numpy's array interface, version 3 (no bfloat16: numpy then uses ``__array__``)."""
+    def __array_ufunc__(
+        self, ufunc: np.ufunc, method: str, /, *inputs: Any, **kwargs: Any
+    ) -> Any:
+        """numpy ufuncs: ferroiter's kernel where it has the op, numpy's result elsewhere."""
+    def __array_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any], /
+    ) -> Any:
+        """numpy functions: ferroiter's where it has them, numpy's on zero-copy views elsewhere."""
     def tolist(self) -> Any:
         """The elements as nested lists of Python numbers (a bare number for a 0-d array)."""
-    def item(self) -> bool | int | float | complex:
+    def item(self) -> _bool | _int | _float | complex:
         """The only element of a one-element array, as a Python number."""
 
     # ---- copies ----
@@ -186,11 +276,15 @@ class Array:
         """A copy (preserve_format keeps dense strides, densifies others in the same order)."""
     def to(
         self,
+        *args: _DTypeArg | str | Array,
         dtype: _DTypeArg | None = None,
         memory_format: MemoryFormat = preserve_format,
-        copy: bool = False,
+        copy: _bool = False,
+        device: Any = None,
+        non_blocking: _bool = False,
     ) -> Array:
-        """``self`` when dtype and format stay (unless ``copy``), else a converted copy."""
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``: ``self`` when
+        nothing changes (unless ``copy``), else a converted copy. Only ``"cpu"`` is a device."""
     def copy_(self, src: _Operand) -> Array:
         """Writes ``src`` (broadcast, converted to this dtype) into ``self``; returns ``self``."""
     @overload
@@ -201,8 +295,6 @@ class Array:
         """A view when the strides allow (one ``-1`` inferred), else a contiguous copy."""
 
     # ---- operators: Python numbers take part as torch's wrapped numbers ----
-    #: numpy defers to ferroiter, so ``ndarray ⊙ Array`` is an Array.
-    __array_ufunc__: ClassVar[None]
 
     def __add__(self, other: _Operand, /) -> Array: ...
     def __radd__(self, other: _Operand, /) -> Array: ...
@@ -255,14 +347,23 @@ class Array:
         """Elementwise absolute value (``abs(a)``)."""
     def __invert__(self) -> Array:
         """Bitwise not; TypeError unless the dtype is integral or bool (torch's rule)."""
-    def __bool__(self) -> bool:
+    def __bool__(self) -> _bool:
         """Truth of a one-element array; ValueError for any other size."""
-    def __index__(self) -> int:
+    def __index__(self) -> _int:
         """A one-element integral array as an index."""
-    def __int__(self) -> int:
+    def __int__(self) -> _int:
         """The only element as an int."""
-    def __float__(self) -> float:
+    def __float__(self) -> _float:
         """The only element as a float."""
+
+def from_dlpack(obj: Any) -> Array:
+    """A zero-copy Array of a CPU DLPack producer (torch, numpy, jax, ...) or capsule; a
+    read-only versioned capsule gives a read-only Array."""
+
+def _rebuild_array(
+    data: bytes, dtype: str, shape: Sequence[int], strides: Sequence[int], offset: int
+) -> Array:
+    """Unpickling: an Array over a copy of ``data`` with this layout."""
 
 def from_numpy(ndarray: np.ndarray[Any, Any]) -> Array:
     """A zero-copy view of any numpy array (strides must be whole elements)."""

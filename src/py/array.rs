@@ -148,12 +148,6 @@ impl PyArray {
     fn transpose(&self, dim0: i64, dim1: i64) -> PyResult<PyArray> {
         Ok(self.array().transpose(dim0, dim1)?.into())
     }
-    /// `a.T`: all dims reversed (numpy's meaning).
-    #[getter(T)]
-    fn t_all(&self) -> PyResult<PyArray> {
-        let dims: Vec<i64> = (0..self.array().ndim() as i64).rev().collect();
-        Ok(self.array().permute(&dims)?.into())
-    }
     #[pyo3(signature = (*sizes))]
     fn expand(&self, sizes: &Bound<'_, PyTuple>) -> PyResult<PyArray> {
         Ok(self.array().expand(&int_args(sizes)?)?.into())
@@ -194,12 +188,18 @@ impl PyArray {
     fn broadcast_to(&self, shape: Vec<i64>) -> PyResult<PyArray> {
         Ok(self.array().expand(&shape)?.into())
     }
-    fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<PyArray> {
-        Ok(match index_key(key)? {
-            IndexKey::Tuple(items) => self.array().index(&items)?,
-            IndexKey::Bare(item) => self.array().index_bare(item)?,
+    /// `a[key]`: a view for ints, slices, `...` and `None`; a gathered copy when the key
+    /// holds index arrays or masks (`array_surface.rs`).
+    fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        if let Some(gathered) = super::array_surface::getitem_advanced(slf, key)? {
+            return Ok(gathered);
         }
-        .into())
+        let a = slf.get().array();
+        let view = match index_key(key)? {
+            IndexKey::Tuple(items) => a.index(&items)?,
+            IndexKey::Bare(item) => a.index_bare(item)?,
+        };
+        Ok(Py::new(slf.py(), PyArray::from(view))?.into_any())
     }
 
     // ---- interop ----
@@ -225,23 +225,6 @@ impl PyArray {
         }
         Ok(view)
     }
-    #[pyo3(signature = (**kwargs))]
-    fn __dlpack__<'py>(
-        slf: &Bound<'py, Self>,
-        kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        // Negative strides are legal DLPack, but torch's importer aborts the process on them:
-        // refuse them here with an error one can act on.
-        if slf.get().array().strides().iter().any(|&s| s < 0) {
-            return Err(pyo3::exceptions::PyBufferError::new_err(
-                "__dlpack__ of an array with negative strides is refused (some importers, torch's among them, crash on them); call .contiguous() first",
-            ));
-        }
-        numpy_bridge::to_numpy(slf)?.call_method("__dlpack__", (), kwargs)
-    }
-    fn __dlpack_device__(&self) -> (i32, i32) {
-        (1, 0) // kDLCPU, device 0
-    }
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let values = self.array().to_scalars()?;
         if values.is_empty() {
@@ -253,18 +236,24 @@ impl PyArray {
     fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         scalar_to_py(py, self.array().item()?)
     }
+    /// torch-like: the values (numpy's printing, nested brackets), then the dtype.
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let py = slf.py();
         let a = slf.get().array();
+        let prefix = "ferroiter.Array(";
         let values = match numpy_bridge::to_numpy(slf) {
-            Ok(nd) => nd.repr()?.to_string(),
-            Err(_) => "...".to_string(),
+            Ok(nd) => {
+                let kwargs = pyo3::types::PyDict::new(py);
+                kwargs.set_item("separator", ", ")?;
+                kwargs.set_item("prefix", prefix)?;
+                kwargs.set_item("threshold", 1000)?;
+                py.import("numpy")?
+                    .call_method("array2string", (nd,), Some(&kwargs))?
+                    .to_string()
+            }
+            Err(_) => Self::tolist(slf.get(), py)?.repr()?.to_string(),
         };
-        Ok(format!(
-            "ferroiter.Array({values}, shape={:?}, stride={:?}, dtype={})",
-            a.shape(),
-            a.strides(),
-            a.dtype()
-        ))
+        Ok(format!("{prefix}{values}, dtype={})", a.dtype()))
     }
 }
 

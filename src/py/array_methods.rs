@@ -2,7 +2,7 @@
 //! `kernels/table.rs`, plus the few with their own signatures), `contiguous`, `clone`, `to`,
 //! `copy_`, `reshape`. Views and predicates live in `array.rs`.
 
-use super::convert::{arg, int_args, optional_dtype};
+use super::convert::{arg, dtype_from_py, int_args, optional_dtype};
 use super::ops::{binary_py, call_core, copy_py, finish, unary_py};
 use super::{PyArray, PyMemoryFormat};
 use crate::kernels::copy::{self, Converted};
@@ -86,12 +86,6 @@ mod table_operators {
 
 #[pymethods]
 impl PyArray {
-    /// numpy defers to ferroiter for `ndarray ⊙ Array`, so the result is an Array.
-    #[classattr]
-    fn __array_ufunc__() -> Option<i32> {
-        None
-    }
-
     fn __pow__(
         slf: &Bound<'_, Self>,
         other: &Bound<'_, PyAny>,
@@ -186,17 +180,42 @@ impl PyArray {
         finish(slf.py(), copy, None)
     }
 
-    /// `to(dtype, memory_format, copy)`: `self` when nothing changes unless `copy`, else a
-    /// converted copy.
-    #[pyo3(signature = (dtype=None, memory_format=PyMemoryFormat::preserve_format, copy=false))]
+    /// `to(dtype)`, `to(device)`, `to(device, dtype)`, `to(other)` with torch's keywords:
+    /// `self` when nothing changes unless `copy`, else a converted copy. The only device is
+    /// `"cpu"` (a string or a `torch.device`); another one is refused.
+    #[pyo3(signature = (*args, dtype=None, memory_format=PyMemoryFormat::preserve_format, copy=false, device=None, non_blocking=false))]
     fn to(
         slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
         dtype: Option<&Bound<'_, PyAny>>,
         memory_format: PyMemoryFormat,
         copy: bool,
+        device: Option<&Bound<'_, PyAny>>,
+        non_blocking: bool,
     ) -> PyResult<Py<PyAny>> {
-        let (a, dtype) = (slf.get().array(), optional_dtype(dtype)?);
-        let converted = call_core(slf.py(), || copy::to(&a, dtype, memory_format.into(), copy))?;
+        let _ = non_blocking; // CPU copies are synchronous
+        let mut wanted = optional_dtype(dtype)?;
+        if let Some(d) = device {
+            check_device(d)?;
+        }
+        for (i, a) in args.iter().enumerate() {
+            if i >= 2 {
+                return Err(pyo3::exceptions::PyTypeError::new_err(
+                    "to() takes at most 2 positional arguments (device, dtype)",
+                ));
+            }
+            if let Ok(other) = a.cast::<PyArray>() {
+                wanted = Some(other.get().array().dtype());
+            } else if is_device(&a)? {
+                check_device(&a)?;
+            } else {
+                wanted = Some(dtype_from_py(&a)?);
+            }
+        }
+        let a = slf.get().array();
+        let converted = call_core(slf.py(), || {
+            copy::to(&a, wanted, memory_format.into(), copy)
+        })?;
         same_or_new(slf, converted)
     }
 
@@ -238,4 +257,25 @@ fn same_or_new(slf: &Bound<'_, PyArray>, converted: Converted) -> PyResult<Py<Py
         Converted::Same => Ok(slf.clone().into_any().unbind()),
         Converted::New(a) => finish(slf.py(), a, None),
     }
+}
+
+/// Whether a `to()` argument names a device: a string like `"cpu"`/`"cuda:0"` (not a dtype
+/// name) or a `torch.device`.
+fn is_device(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if let Ok(s) = obj.extract::<String>() {
+        let kind = s.split(':').next().unwrap_or("");
+        return Ok(["cpu", "cuda", "mps", "meta", "xpu", "hip"].contains(&kind));
+    }
+    Ok(obj.get_type().name()? == "device")
+}
+
+/// Refuses any device but the CPU.
+fn check_device(obj: &Bound<'_, PyAny>) -> PyResult<()> {
+    let name = obj.str()?.to_string();
+    if name == "cpu" || name == "cpu:0" {
+        return Ok(());
+    }
+    Err(pyo3::exceptions::PyValueError::new_err(format!(
+        "ferroiter arrays live on the CPU only; cannot move to device '{name}'"
+    )))
 }

@@ -256,13 +256,28 @@ impl PyIterator {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         Ok(py.detach(|| crate::exec::explain(&self.inner, threads, grain_size))?)
     }
+    /// Python-style values (tuples, quoted names, `None`), no Rust debug text.
     fn __repr__(&self) -> String {
+        let tuple = |xs: &[usize]| match xs {
+            [one] => format!("({one},)"),
+            _ => format!(
+                "({})",
+                xs.iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let fast = self
+            .inner
+            .fast_setup()
+            .map_or_else(|| "None".to_string(), |f| format!("'{}'", f.name()));
         format!(
-            "ferroiter.TensorIterator(shape={:?}, perm={:?}, ntensors={}, fast_setup={:?})",
-            self.inner.shape(),
-            self.inner.perm(),
+            "ferroiter.TensorIterator(shape={}, perm={}, ntensors={}, noutputs={}, fast_setup={fast})",
+            tuple(self.inner.shape()),
+            tuple(self.inner.perm()),
             self.inner.ntensors(),
-            self.inner.fast_setup().map(FastSetup::name)
+            self.inner.noutputs()
         )
     }
 

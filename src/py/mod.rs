@@ -2,8 +2,11 @@
 //! here; each core `Error` kind maps to one Python exception class.
 
 mod array;
+mod array_surface;
+mod buffer;
 mod config;
 mod convert;
+mod dlpack;
 mod functions;
 mod iterator;
 mod numpy_bridge;
@@ -91,6 +94,7 @@ fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     functions::register(m)?;
     config::register(m)?;
     ops::register(m)?;
+    array_surface::register(m)?;
     // PyO3 keeps an `__all__` as names are added. The package computes its own from the
     // public names (python/ferroiter/__init__.py), and without one here the stub needs none:
     // each function is written once in it, where it is defined.
