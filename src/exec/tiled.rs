@@ -15,6 +15,14 @@
 //! Each packed operand's lines are read (or written) whole, one after another, so that no line
 //! has to survive in L1 between two visits: the edges are bounded by the scratch size only.
 //!
+//! When the kernel is a same-dtype copy (`copy_`, `contiguous()` of a permuted view) the
+//! walk packs nothing: it copies each tile itself, *directly* from input to output, through
+//! register transposes (see `raw::transpose`), with non-temporal stores when the output is
+//! larger than the last-level cache (its lines are written whole and would only evict the
+//! input's). Direct tiles are sized from the machine's caches ([`super::cache`]): both
+//! operands' tiles together in half of L2, so that long runs of each operand are read and
+//! written per row.
+//!
 //! Only the visiting order changes, which is invisible in the results of elementwise plans:
 //! each element is computed once from the same inputs. Plans where the order can show are
 //! walked in torch's order: reductions (accumulation order), `enforce_linear_iteration`,
@@ -24,9 +32,9 @@
 
 use crate::plan::TensorIterator;
 
-/// L1 data cache assumed: 32 KiB (current x86 — Intel, AMD Zen — and most ARM cores have 32
-/// or 48).
-pub const L1_BYTES: usize = 32 * 1024;
+/// L1 data cache assumed by the packed walk: 32 KiB (current x86 — Intel, AMD Zen — and most
+/// ARM cores have 32 or 48).
+pub const L1_BYTES: usize = super::cache::FALLBACK_L1_BYTES;
 /// Scratch a thread's packed tiles may take together. Longer runs per row of each operand
 /// help memory more than keeping the scratch in L1 does: on a 4096² transpose copy, NCHW <->
 /// NHWC and channels_last + contiguous (float32, 2-core AMD EPYC), tiles of 32 x 64 / 64 x 64
@@ -59,6 +67,11 @@ pub struct Tiling {
     pub edge0: usize,
     /// Tile edge along `dim`, in elements.
     pub edge1: usize,
+    /// The walk copies each tile itself, from the input to the output, with no scratch (the
+    /// kernel is a same-dtype copy; see the module doc).
+    pub direct: bool,
+    /// A direct walk writes whole output lines with non-temporal stores.
+    pub stream: bool,
 }
 
 /// Whether to tile, and why not when not.
@@ -82,11 +95,16 @@ impl TileDecision {
 pub fn decide(plan: &TensorIterator) -> TileDecision {
     let shape = plan.shape();
     let ops = plan.operands();
+    let direct = plan.config.kernel_is_byte_copy
+        && ops.len() == 2
+        && plan.noutputs() == 1
+        && ops[0].itemsize() == ops[1].itemsize();
     let geometry = choose(
         shape,
         ops.len(),
         |d, k| ops[k].stride_bytes.get(d).copied().unwrap_or(0),
         |k| ops[k].itemsize(),
+        direct,
     );
     if geometry.tiling().is_none() {
         return geometry;
@@ -118,7 +136,10 @@ pub fn decide(plan: &TensorIterator) -> TileDecision {
 /// never asks for tiles. Among several such operands the one stepping farthest along dim 0
 /// picks k.
 ///
-/// Edges: `edge0 = min(size0, EDGE0)`; `edge1` as long as the packed operands' scratch tiles
+/// `direct` (the kernel is a same-dtype copy of operand 1 into operand 0): when the output is
+/// contiguous along dim 0 and the input asks for tiles, a direct tiling ([`direct_edges`]).
+///
+/// Edges otherwise: `edge0 = min(size0, EDGE0)`; `edge1` as long as the packed operands' scratch tiles
 /// fit in [`SCRATCH_BYTES`] together (between [`MIN_EDGE1`] and [`MAX_EDGE1`], at most the
 /// dim): 64 x 128 for one packed float32 operand, longer for a short dim 0 (3 channels).
 pub fn choose(
@@ -126,6 +147,7 @@ pub fn choose(
     nops: usize,
     stride: impl Fn(usize, usize) -> isize,
     itemsize: impl Fn(usize) -> usize,
+    direct: bool,
 ) -> TileDecision {
     if shape.len() < 2 {
         return TileDecision::Untiled("fewer than 2 dims");
@@ -153,6 +175,21 @@ pub fn choose(
     let Some((operand, dim, _)) = pick else {
         return TileDecision::Untiled("every operand is fastest along dim 0 (or broadcast there)");
     };
+    // A direct copy needs the output (operand 0) contiguous along dim 0 and the input to be
+    // the operand that asked for tiles.
+    let direct = direct && operand == 1 && stride(0, 0) == itemsize(0) as isize;
+    if direct {
+        let (edge0, edge1) = direct_edges(shape[0], shape[dim], itemsize(0));
+        let out_bytes = numel * itemsize(0);
+        return TileDecision::Tiled(Tiling {
+            dim,
+            operand,
+            edge0,
+            edge1,
+            direct,
+            stream: out_bytes >= super::cache::sizes().l3,
+        });
+    }
     let packed_bytes: usize = (0..nops)
         .filter(|&k| is_packed(stride(0, k), itemsize(k)))
         .map(&itemsize)
@@ -166,7 +203,34 @@ pub fn choose(
         operand,
         edge0,
         edge1,
+        direct: false,
+        stream: false,
     })
+}
+
+/// Granularity of direct tile edges (elements): 16 keeps every tile's output rows starting
+/// on the same offset within a cache line as the first tile's (a line holds 16 float32).
+pub const DIRECT_EDGE_STEP: usize = 16;
+/// Longest direct tile edge (elements).
+pub const MAX_DIRECT_EDGE: usize = 2048;
+
+/// Edges of a direct tile over dims of sizes `n0` (the output's contiguous dim) and `n1`
+/// (the input's) with `width`-byte elements: both operands' tiles together in half of L2, a
+/// square when both dims are long, else the short dim whole and the other one longer.
+pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
+    let elements = (super::cache::sizes().l2 / 4 / width).max(DIRECT_EDGE_STEP * DIRECT_EDGE_STEP);
+    let square = (elements.isqrt() / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP).max(DIRECT_EDGE_STEP);
+    let fill = |short: usize| {
+        (elements / short.max(1) / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP)
+            .clamp(DIRECT_EDGE_STEP, MAX_DIRECT_EDGE)
+    };
+    if n0 <= square {
+        (n0, n1.min(fill(n0)))
+    } else if n1 <= square {
+        (n0.min(fill(n1)), n1)
+    } else {
+        (square, square)
+    }
 }
 
 /// One line for `explain()`: the walk the executor takes, with its numbers.
@@ -179,6 +243,32 @@ pub fn describe(plan: &TensorIterator) -> String {
                 .filter(|&d| d != t.dim)
                 .map(|d| d.to_string())
                 .collect();
+            if t.direct {
+                return format!(
+                    "walk: tiled, direct copy; the input is fastest along dim {} (byte stride {} \
+                     there, {} along dim 0), so dims 0 and {} (sizes {} x {}) form the tiles \
+                     and dims [{}] run outside; tiles {} x {} elements (from the caches: L1 {} \
+                     KiB, L2 {} KiB, L3 {} KiB) copied from input to output through register \
+                     transposes, no scratch; {}",
+                    t.dim,
+                    ops[1].stride_bytes[t.dim],
+                    ops[1].stride_bytes[0],
+                    t.dim,
+                    plan.shape()[0],
+                    plan.shape()[t.dim],
+                    rest.join(", "),
+                    t.edge0,
+                    t.edge1,
+                    super::cache::sizes().l1d >> 10,
+                    super::cache::sizes().l2 >> 10,
+                    super::cache::sizes().l3 >> 10,
+                    if t.stream {
+                        "non-temporal stores (the output is larger than L3)"
+                    } else {
+                        "ordinary stores"
+                    }
+                );
+            }
             let packed: Vec<usize> = (0..ops.len())
                 .filter(|&k| is_packed(ops[k].stride_bytes[0], ops[k].itemsize()))
                 .collect();
@@ -263,13 +353,13 @@ pub(crate) mod tests {
         /// The rule picks a dim where the chosen operand really is faster than along dim 0,
         /// and edges inside the dims.
         #[test]
-        fn choice_is_consistent((shape, ops) in geometry(), scale in 1usize..40) {
+        fn choice_is_consistent((shape, ops) in geometry(), scale in 1usize..40, direct in any::<bool>()) {
             let shape: Vec<usize> = shape.iter().map(|&n| n * scale).collect();
             let ops: Vec<Vec<isize>> = ops.iter().map(|s| {
                 let mut acc = 1isize;
                 s.iter().zip(&shape).map(|(&x, &n)| { let v = x.signum() * acc; if x != 0 { acc *= n as isize; } v * 4 }).collect()
             }).collect();
-            if let TileDecision::Tiled(t) = choose(&shape, ops.len(), |d, k| ops[k][d], |_| 4) {
+            if let TileDecision::Tiled(t) = choose(&shape, ops.len(), |d, k| ops[k][d], |_| 4, direct) {
                 let s = &ops[t.operand];
                 prop_assert!(t.dim >= 1 && t.dim < shape.len());
                 prop_assert!(s[t.dim] != 0 && s[t.dim].abs() < s[0].abs());

@@ -3,6 +3,7 @@
 //! packed operands copied through scratch. Raw memory: see the invariants in [`super`].
 
 use super::pack::{self, Line};
+use super::transpose;
 use super::{Block, SendPtr};
 use crate::exec::tiled::{self, Tiling};
 use crate::plan::{DimCounter, TensorIterator, INLINE_DIMS};
@@ -44,6 +45,9 @@ pub(crate) struct Walk<'p> {
     scratch_lines: usize,
     /// The byte strides the kernel sees along dims 0 and 1 of a packed walk's tiles.
     packed_strides: (PerOperand<isize>, PerOperand<isize>),
+    /// A direct walk (see [`tiled`]): the element width, and whether to stream the output.
+    /// The walk copies operand 1 into operand 0 tile by tile itself.
+    direct: Option<(usize, bool)>,
     memory: PhantomData<&'p ()>,
 }
 
@@ -111,7 +115,13 @@ impl<'p> Walk<'p> {
         let edges = tiling.map_or((usize::MAX, usize::MAX), |t| (t.edge0, t.edge1));
         let mut packed: PerOperand<Option<Packed>> = smallvec![None; nops];
         let mut scratch_lines = 0;
-        if let (Some(_), Some((widths, noutputs))) = (tiling, operands) {
+        let direct = match (tiling, operands) {
+            (Some(t), Some((widths, 1))) if t.direct && nops == 2 && widths[0] == widths[1] => {
+                Some((widths[0], t.stream))
+            }
+            _ => None,
+        };
+        if let (Some(_), Some((widths, noutputs)), None) = (tiling, operands, direct) {
             for (k, p) in packed.iter_mut().enumerate() {
                 if tiled::is_packed(strides[k], widths[k]) {
                     let bytes = pack::packed_bytes(edges.0, edges.1, widths[k]);
@@ -140,6 +150,7 @@ impl<'p> Walk<'p> {
             packed,
             scratch_lines,
             packed_strides,
+            direct,
             memory: PhantomData,
         }
     }
@@ -211,7 +222,9 @@ impl<'p> Walk<'p> {
                     // DimCounter keeps inside the walk's shape: valid by the contract of
                     // `from_parts`.
                     let tile = unsafe { Block::new(&ptrs, strides0, strides1, tile0, tile1) };
-                    if self.scratch_lines == 0 {
+                    if let Some((width, stream)) = self.direct {
+                        transpose::copy_tile(&tile, width, stream);
+                    } else if self.scratch_lines == 0 {
                         f(&tile);
                     } else {
                         self.run_packed(&tile, &mut scratch, f);
@@ -221,6 +234,9 @@ impl<'p> Walk<'p> {
                 j += tile1;
             }
             counter.increment((size0, size1));
+        }
+        if matches!(self.direct, Some((_, true))) {
+            transpose::fence();
         }
     }
 
@@ -289,7 +305,7 @@ mod tests {
             threads in 1usize..5,
         ) {
             let numel: usize = shape.iter().product();
-            let tiling = Tiling { dim: 1 + dim_pick % (shape.len() - 1), operand: 1, edge0, edge1 };
+            let tiling = Tiling { dim: 1 + dim_pick % (shape.len() - 1), operand: 1, edge0, edge1, direct: false, stream: false };
             let base = 1usize << 20;
             let bases: Vec<*mut u8> = (0..ops.len())
                 .map(|k| std::ptr::null_mut::<u8>().wrapping_add(base * (k + 1)))
@@ -436,6 +452,8 @@ mod tests {
             operand: 1,
             edge0: *edge0,
             edge1: *edge1,
+            direct: false,
+            stream: false,
         };
         let mut ops: Vec<Operand<T>> = layouts
             .iter()
