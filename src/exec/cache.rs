@@ -33,7 +33,11 @@ pub fn sizes() -> CacheSizes {
         CacheSizes {
             l1d: read(1).unwrap_or(FALLBACK_L1_BYTES),
             l2,
-            l3: read(3).unwrap_or(if read(2).is_some() { l2 } else { FALLBACK_L3_BYTES }),
+            l3: read(3).unwrap_or(if read(2).is_some() {
+                l2
+            } else {
+                FALLBACK_L3_BYTES
+            }),
         }
     })
 }

@@ -4,7 +4,8 @@
 //! so that each output row receives a whole 64-byte cache line per step (2 AVX2 8 × 8 blocks
 //! for 4-byte elements, 2 4 × 4 blocks for 8-byte ones, 4 SSE2 8 × 8 blocks for 2-byte ones),
 //! which lets the stores be non-temporal: a streamed output line never has to be read first.
-//! Other element sizes and strides take [`pack::copy_tile`]. Raw memory: see the invariants in
+//! Other element sizes and strides take [`pack::copy_tile`], or [`copy_any`] when the elements
+//! are not aligned to their size (a folded walk's runs of several plan elements). Raw memory: see the invariants in
 //! [`super`].
 
 use super::pack;
@@ -25,19 +26,102 @@ pub(crate) fn copy_tile(blk: &Block, width: usize, stream: bool) {
         // SAFETY: every `(i, j)` with `i < n0`, `j < n1` addresses an element of `width` bytes
         // in both operands (the block's guarantee), writable in operand 0; element `(i, j)` of
         // the input is at `src + i·s0 + j·w` and of the output at `dst + i·w + j·d1`, as the
-        // kernels want; the features they need are checked here.
+        // kernels want (unaligned accesses only); the features they need are checked here.
         unsafe {
             match width {
                 4 if super::wide() => lines_avx2::<8>(src, s0, dst, d1, (n0, n1), stream),
                 8 if super::wide() => lines_avx2::<4>(src, s0, dst, d1, (n0, n1), stream),
                 2 => lines_u16_sse2(src, s0, dst, d1, (n0, n1), stream),
-                _ => pack::copy_tile(src, (s0, s1), dst, (d0, d1), (n0, n1), width),
+                _ => copy_any(src, (s0, s1), dst, (d0, d1), (n0, n1), width),
             }
         }
         return;
     }
-    // SAFETY: as above, with the block's own strides.
-    unsafe { pack::copy_tile(src, (s0, s1), dst, (d0, d1), (n0, n1), width) }
+    // A folded walk's elements (runs of a few plan elements) are only aligned to the plan's
+    // element: the typed tile copy wants elements aligned to their size.
+    let aligned = width.is_power_of_two()
+        && width <= 16
+        && [src as isize, dst as isize, s0, s1, d0, d1]
+            .iter()
+            .all(|&x| x % w == 0);
+    // SAFETY: as above, with the block's own strides; `pack::copy_tile` reads aligned typed
+    // elements, which `aligned` checked.
+    unsafe {
+        if aligned {
+            pack::copy_tile(src, (s0, s1), dst, (d0, d1), (n0, n1), width)
+        } else {
+            copy_any(src, (s0, s1), dst, (d0, d1), (n0, n1), width)
+        }
+    }
+}
+
+/// Copies an `n0 × n1` tile of `width`-byte elements with no alignment: `(i, j)` from `src +
+/// i·s0 + j·s1` to `dst + i·d0 + j·d1`, the source's faster dim innermost.
+///
+/// # Safety
+/// Every `(i, j)` with `i < n0`, `j < n1` addresses `width` valid bytes on both sides,
+/// writable in `dst`, and the two tiles do not overlap.
+unsafe fn copy_any(
+    src: *const u8,
+    (s0, s1): (isize, isize),
+    dst: *mut u8,
+    (d0, d1): (isize, isize),
+    (n0, n1): (usize, usize),
+    width: usize,
+) {
+    let ((sr, sc), (dr, dc), (nr, nc)) = if s0.unsigned_abs() < s1.unsigned_abs() {
+        ((s1, s0), (d1, d0), (n1, n0))
+    } else {
+        ((s0, s1), (d0, d1), (n0, n1))
+    };
+    macro_rules! by_width {
+        ($($n:literal)*) => {
+            match width {
+                $($n => {
+                    // SAFETY: the caller's guarantees, dims renamed; `[u8; N]` has no alignment.
+                    unsafe { copy_elements::<[u8; $n]>(src, (sr, sc), dst, (dr, dc), (nr, nc)) }
+                })*
+                _ => {
+                    for r in 0..nr {
+                        for c in 0..nc {
+                            let s = src.wrapping_offset(r as isize * sr + c as isize * sc);
+                            let d = dst.wrapping_offset(r as isize * dr + c as isize * dc);
+                            // SAFETY: element (r, c) of both tiles: the caller's guarantees.
+                            unsafe { std::ptr::copy_nonoverlapping(s, d, width) };
+                        }
+                    }
+                }
+            }
+        };
+    }
+    by_width!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 20 24 28 32);
+}
+
+/// [`copy_any`] for elements of type `T` (any alignment), dims already named.
+///
+/// # Safety
+/// As for [`copy_any`], with `T` of the element's size.
+#[inline(always)]
+unsafe fn copy_elements<T: Copy>(
+    src: *const u8,
+    (sr, sc): (isize, isize),
+    dst: *mut u8,
+    (dr, dc): (isize, isize),
+    (nr, nc): (usize, usize),
+) {
+    for r in 0..nr {
+        let (s, d) = (
+            src.wrapping_offset(r as isize * sr),
+            dst.wrapping_offset(r as isize * dr),
+        );
+        for c in 0..nc {
+            // SAFETY: `r < nr`, `c < nc`: the caller's guarantees.
+            unsafe {
+                let v = (s.wrapping_offset(c as isize * sc) as *const T).read_unaligned();
+                (d.wrapping_offset(c as isize * dc) as *mut T).write_unaligned(v);
+            }
+        }
+    }
 }
 
 /// Orders the non-temporal stores of this thread before anything it does next (a thread
@@ -72,7 +156,7 @@ unsafe fn fringe(
     let s = src.wrapping_offset(r0 as isize * sr + c0 as isize * w);
     let d = dst.wrapping_offset(r0 as isize * w + c0 as isize * dc);
     // SAFETY: the caller's guarantees for rows r0..nr, columns c0..nc.
-    unsafe { pack::copy_tile(s, (sr, w), d, (w, dc), (nr - r0, nc - c0), width) }
+    unsafe { copy_any(s, (sr, w), d, (w, dc), (nr - r0, nc - c0), width) }
 }
 
 /// A transpose of an `nr × nc` tile of `L`-lane elements (4 bytes for `L = 8`, 8 bytes for
@@ -308,7 +392,10 @@ mod tests {
             .flat_map(|j| (0..n0).map(move |i| (i, j)))
             .filter(|&(i, j)| src[sat(off, s0, s1, i, j)] != T::default())
             .count();
-        assert_eq!(written, inside, "{n0}x{n1} width {width}: writes outside the tile");
+        assert_eq!(
+            written, inside,
+            "{n0}x{n1} width {width}: writes outside the tile"
+        );
     }
 
     #[test]
@@ -323,6 +410,36 @@ mod tests {
                         check::<u32>(n0, n1, |i| i as u32 + 1, transposed, stream);
                         check::<u64>(n0, n1, |i| (i as u64 + 1) << 33 | 1, transposed, stream);
                         check::<u128>(n0, n1, |i| (i as u128 + 1) << 70 | 1, transposed, stream);
+                        // a folded walk's elements: runs of plan elements, any alignment
+                        check::<[u8; 3]>(n0, n1, |i| [(i % 251 + 1) as u8; 3], transposed, stream);
+                        check::<[u8; 12]>(
+                            n0,
+                            n1,
+                            |i| [(i % 241 + 1) as u8; 12],
+                            transposed,
+                            stream,
+                        );
+                        check::<[u8; 24]>(
+                            n0,
+                            n1,
+                            |i| [(i % 239 + 1) as u8; 24],
+                            transposed,
+                            stream,
+                        );
+                        check::<[u8; 28]>(
+                            n0,
+                            n1,
+                            |i| [(i % 233 + 1) as u8; 28],
+                            transposed,
+                            stream,
+                        );
+                        check::<[u8; 18]>(
+                            n0,
+                            n1,
+                            |i| [(i % 229 + 1) as u8; 18],
+                            transposed,
+                            stream,
+                        );
                     }
                 }
             }
