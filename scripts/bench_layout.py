@@ -37,8 +37,8 @@ def perm_cases(seed: int, count: int, numel: int) -> list[tuple[list[int], list[
     out = []
     while len(out) < count:
         nd = int(rng.integers(3, 7))
-        # random log-sizes summing to log(numel)
-        w = rng.dirichlet(np.ones(nd))
+        # random log-sizes summing to log(numel), not too lopsided (Dirichlet, alpha 3)
+        w = rng.dirichlet(3 * np.ones(nd))
         shape = [max(2, int(round(numel ** x))) for x in w]
         perm = list(rng.permutation(nd))
         if perm == sorted(perm):

@@ -18,7 +18,7 @@
 //! When the kernel is a same-dtype copy (`copy_`, `contiguous()` of a permuted view) the
 //! walk packs nothing: it copies each tile itself, *directly* from input to output, through
 //! register transposes (see `raw::transpose`), with non-temporal stores when the output is
-//! larger than the last-level cache (its lines are written whole and would only evict the
+//! larger than half the last-level cache (its lines are written whole and would only evict the
 //! input's). Direct tiles are sized from the machine's caches ([`super::cache`]): both
 //! operands' tiles together in half of L2, so that long runs of each operand are read and
 //! written per row.
@@ -230,7 +230,7 @@ fn choose_dyn(
             edge0,
             edge1,
             direct,
-            stream: out_bytes >= super::cache::sizes().l3,
+            stream: out_bytes >= stream_threshold(),
             fold: false,
         });
     }
@@ -251,6 +251,13 @@ fn choose_dyn(
         stream: false,
         fold: false,
     })
+}
+
+/// Output size (bytes) from which a direct walk streams its stores: half of the last-level
+/// cache (shared with the input and other cores), at least 4 L2s.
+pub fn stream_threshold() -> usize {
+    let sizes = super::cache::sizes();
+    (sizes.l3 / 2).max(4 * sizes.l2)
 }
 
 /// Granularity of direct tile edges (elements): 16 keeps every tile's output rows starting
@@ -320,7 +327,7 @@ pub fn describe(plan: &TensorIterator) -> String {
                         ""
                     },
                     if t.stream {
-                        "non-temporal stores (the output is larger than L3)"
+                        "non-temporal stores (the output is larger than half of L3)"
                     } else {
                         "ordinary stores"
                     }
