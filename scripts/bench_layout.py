@@ -30,15 +30,18 @@ def best(fn: Callable[[], object], repeat: int) -> float:
     return min(times)
 
 
-def perm_cases(seed: int, count: int, numel: int) -> list[tuple[list[int], list[int]]]:
+def perm_cases(
+    seed: int, count: int, numel: int, alpha: float = 3.0
+) -> list[tuple[list[int], list[int]]]:
     """`count` random (shape, permutation) pairs of 3-6 dims, about `numel` elements each,
     no identity permutation."""
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < count:
         nd = int(rng.integers(3, 7))
-        # random log-sizes summing to log(numel), not too lopsided (Dirichlet, alpha 3)
-        w = rng.dirichlet(3 * np.ones(nd))
+        # random log-sizes summing to log(numel); alpha 3: not too lopsided, alpha 1: often
+        # a huge dim between sizes 2 and 3
+        w = rng.dirichlet(alpha * np.ones(nd))
         shape = [max(2, int(round(numel ** x))) for x in w]
         perm = list(rng.permutation(nd))
         if perm == sorted(perm):
@@ -78,6 +81,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default="")
+    ap.add_argument("--alpha", type=float, default=3.0)
     args = ap.parse_args()
     rows: list[tuple[str, np.ndarray, list[int]]] = []
     rng = np.random.default_rng(0)
@@ -90,7 +94,7 @@ def main() -> None:
         sq = rng.standard_normal((n, n)).astype(np.float32)
         rows.append((f"transpose {n}^2 float32", sq, [1, 0]))
     nperm = 6 if args.quick else 20
-    perms = perm_cases(1, nperm, 1 << 24)
+    perms = perm_cases(1, nperm, 1 << 24, args.alpha)
     for i, (shape, perm) in enumerate(perms):
         a = rng.standard_normal(shape).astype(np.float32)
         rows.append((f"perm{i} {shape} {perm}", a, perm))
