@@ -16,7 +16,7 @@ import ferroiter as fi
 import numpy as np
 import pytest
 import torch
-from differential import assert_same, distinct_values, share
+from differential import assert_same, distinct_values, share, torch_to_numpy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_cases import parallelism, scaled
@@ -33,10 +33,15 @@ def check_permuted(shape, perm, dtype, threads=1, grain=None) -> None:
     view_t = t.permute(perm)
     with parallelism(threads, grain):
         view = share(t).permute(perm)
-        assert_same(view.contiguous(), view_t.contiguous())
+        if 1 not in shape:
+            assert_same(view.contiguous(), view_t.contiguous())
+        else:  # size-1 dims: their strides may differ where torch returns the view itself
+            np.testing.assert_array_equal(
+                view.contiguous().numpy(), torch_to_numpy(view_t.contiguous())
+            )
         dst = fi.empty(tuple(view_t.shape), dtype=view.dtype)
         dst.copy_(view)
-        assert_same(dst, view_t.contiguous())
+        assert_same(dst, torch.empty(tuple(view_t.shape), dtype=dtype).copy_(view_t))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
