@@ -5,6 +5,7 @@
 //! walk that hands out [`Block`]s, the typed inner loops and tile packing — with `storage.rs`
 //! the only raw memory access of the core.
 
+pub mod cache;
 pub mod chunks;
 mod explain;
 mod for_each;

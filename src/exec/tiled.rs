@@ -15,6 +15,14 @@
 //! Each packed operand's lines are read (or written) whole, one after another, so that no line
 //! has to survive in L1 between two visits: the edges are bounded by the scratch size only.
 //!
+//! When the kernel is a same-dtype copy (`copy_`, `contiguous()` of a permuted view) the
+//! walk packs nothing: it copies each tile itself, *directly* from input to output, through
+//! register transposes (see `raw::transpose`), with non-temporal stores when the output is
+//! larger than half the last-level cache (its lines are written whole and would only evict the
+//! input's). Direct tiles are sized from the machine's caches ([`super::cache`]): both
+//! operands' tiles together in half of L2, so that long runs of each operand are read and
+//! written per row.
+//!
 //! Only the visiting order changes, which is invisible in the results of elementwise plans:
 //! each element is computed once from the same inputs. Plans where the order can show are
 //! walked in torch's order: reductions (accumulation order), `enforce_linear_iteration`,
@@ -24,9 +32,9 @@
 
 use crate::plan::TensorIterator;
 
-/// L1 data cache assumed: 32 KiB (current x86 — Intel, AMD Zen — and most ARM cores have 32
-/// or 48).
-pub const L1_BYTES: usize = 32 * 1024;
+/// L1 data cache assumed by the packed walk: 32 KiB (current x86 — Intel, AMD Zen — and most
+/// ARM cores have 32 or 48).
+pub const L1_BYTES: usize = super::cache::FALLBACK_L1_BYTES;
 /// Scratch a thread's packed tiles may take together. Longer runs per row of each operand
 /// help memory more than keeping the scratch in L1 does: on a 4096² transpose copy, NCHW <->
 /// NHWC and channels_last + contiguous (float32, 2-core AMD EPYC), tiles of 32 x 64 / 64 x 64
@@ -59,6 +67,15 @@ pub struct Tiling {
     pub edge0: usize,
     /// Tile edge along `dim`, in elements.
     pub edge1: usize,
+    /// The walk copies each tile itself, from the input to the output, with no scratch (the
+    /// kernel is a same-dtype copy; see the module doc).
+    pub direct: bool,
+    /// A direct walk writes whole output lines with non-temporal stores.
+    pub stream: bool,
+    /// A direct walk over a plan whose dim 0 is contiguous in both operands and short (at
+    /// most [`MAX_FOLD_BYTES`]): each run along dim 0 is copied as one element, and the tiles
+    /// span dims 1 and `dim` (a permutation that keeps the last dims in place, e.g. (2,1,0,3)).
+    pub fold: bool,
 }
 
 /// Whether to tile, and why not when not.
@@ -82,11 +99,16 @@ impl TileDecision {
 pub fn decide(plan: &TensorIterator) -> TileDecision {
     let shape = plan.shape();
     let ops = plan.operands();
+    let direct = plan.config.kernel_is_byte_copy
+        && ops.len() == 2
+        && plan.noutputs() == 1
+        && ops[0].itemsize() == ops[1].itemsize();
     let geometry = choose(
         shape,
         ops.len(),
         |d, k| ops[k].stride_bytes.get(d).copied().unwrap_or(0),
         |k| ops[k].itemsize(),
+        direct,
     );
     if geometry.tiling().is_none() {
         return geometry;
@@ -118,7 +140,10 @@ pub fn decide(plan: &TensorIterator) -> TileDecision {
 /// never asks for tiles. Among several such operands the one stepping farthest along dim 0
 /// picks k.
 ///
-/// Edges: `edge0 = min(size0, EDGE0)`; `edge1` as long as the packed operands' scratch tiles
+/// `direct` (the kernel is a same-dtype copy of operand 1 into operand 0): when the output is
+/// contiguous along dim 0 and the input asks for tiles, a direct tiling ([`direct_edges`]).
+///
+/// Edges otherwise: `edge0 = min(size0, EDGE0)`; `edge1` as long as the packed operands' scratch tiles
 /// fit in [`SCRATCH_BYTES`] together (between [`MIN_EDGE1`] and [`MAX_EDGE1`], at most the
 /// dim): 64 x 128 for one packed float32 operand, longer for a short dim 0 (3 channels).
 pub fn choose(
@@ -126,12 +151,52 @@ pub fn choose(
     nops: usize,
     stride: impl Fn(usize, usize) -> isize,
     itemsize: impl Fn(usize) -> usize,
+    direct: bool,
 ) -> TileDecision {
+    choose_dyn(shape, nops, &stride, &itemsize, direct, direct)
+}
+
+/// Longest run along dim 0 (bytes) that a direct walk copies as one element.
+pub const MAX_FOLD_BYTES: usize = 32;
+
+/// [`choose`], with `fold`: whether a direct walk may fold dim 0 into the element.
+fn choose_dyn(
+    shape: &[usize],
+    nops: usize,
+    stride: &dyn Fn(usize, usize) -> isize,
+    itemsize: &dyn Fn(usize) -> usize,
+    direct: bool,
+    fold: bool,
+) -> TileDecision {
+    if fold
+        && nops == 2
+        && shape.len() >= 3
+        && shape[0] > 1
+        && shape[0] * itemsize(0) <= MAX_FOLD_BYTES
+        && (0..2).all(|k| stride(0, k) == itemsize(k) as isize)
+    {
+        let n0 = shape[0];
+        let folded = choose_dyn(
+            &shape[1..],
+            nops,
+            &|d, k| stride(d + 1, k),
+            &|k| itemsize(k) * n0,
+            true,
+            false,
+        );
+        if let TileDecision::Tiled(t) = folded {
+            return TileDecision::Tiled(Tiling {
+                dim: t.dim + 1,
+                fold: true,
+                ..t
+            });
+        }
+    }
     if shape.len() < 2 {
         return TileDecision::Untiled("fewer than 2 dims");
     }
     let numel: usize = shape.iter().product();
-    let bytes: usize = (0..nops).map(&itemsize).sum::<usize>() * numel;
+    let bytes: usize = (0..nops).map(itemsize).sum::<usize>() * numel;
     if bytes <= MIN_TILED_BYTES {
         return TileDecision::Untiled("the operands fit in L1 in any order");
     }
@@ -153,9 +218,25 @@ pub fn choose(
     let Some((operand, dim, _)) = pick else {
         return TileDecision::Untiled("every operand is fastest along dim 0 (or broadcast there)");
     };
+    // A direct copy needs the output (operand 0) contiguous along dim 0 and the input to be
+    // the operand that asked for tiles.
+    let direct = direct && operand == 1 && stride(0, 0) == itemsize(0) as isize;
+    if direct {
+        let (edge0, edge1) = direct_edges(shape[0], shape[dim], itemsize(0));
+        let out_bytes = numel * itemsize(0);
+        return TileDecision::Tiled(Tiling {
+            dim,
+            operand,
+            edge0,
+            edge1,
+            direct,
+            stream: out_bytes >= stream_threshold(),
+            fold: false,
+        });
+    }
     let packed_bytes: usize = (0..nops)
         .filter(|&k| is_packed(stride(0, k), itemsize(k)))
-        .map(&itemsize)
+        .map(itemsize)
         .sum();
     let edge0 = shape[0].min(EDGE0);
     let edge1 = (SCRATCH_BYTES / (edge0 * packed_bytes.max(1)))
@@ -166,7 +247,42 @@ pub fn choose(
         operand,
         edge0,
         edge1,
+        direct: false,
+        stream: false,
+        fold: false,
     })
+}
+
+/// Output size (bytes) from which a direct walk streams its stores: half of the last-level
+/// cache (shared with the input and other cores), at least 4 L2s.
+pub fn stream_threshold() -> usize {
+    let sizes = super::cache::sizes();
+    (sizes.l3 / 2).max(4 * sizes.l2)
+}
+
+/// Granularity of direct tile edges (elements): 16 keeps every tile's output rows starting
+/// on the same offset within a cache line as the first tile's (a line holds 16 float32).
+pub const DIRECT_EDGE_STEP: usize = 16;
+/// Longest direct tile edge (elements).
+pub const MAX_DIRECT_EDGE: usize = 2048;
+
+/// Edges of a direct tile over dims of sizes `n0` (the output's contiguous dim) and `n1`
+/// (the input's) with `width`-byte elements: both operands' tiles together in half of L2, a
+/// square when both dims are long, else the short dim whole and the other one longer.
+pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
+    let elements = (super::cache::sizes().l2 / 4 / width).max(DIRECT_EDGE_STEP * DIRECT_EDGE_STEP);
+    let square = (elements.isqrt() / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP).max(DIRECT_EDGE_STEP);
+    let fill = |short: usize| {
+        (elements / short.max(1) / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP)
+            .clamp(DIRECT_EDGE_STEP, MAX_DIRECT_EDGE)
+    };
+    if n0 <= square {
+        (n0, n1.min(fill(n0)))
+    } else if n1 <= square {
+        (n0.min(fill(n1)), n1)
+    } else {
+        (square, square)
+    }
 }
 
 /// One line for `explain()`: the walk the executor takes, with its numbers.
@@ -179,6 +295,44 @@ pub fn describe(plan: &TensorIterator) -> String {
                 .filter(|&d| d != t.dim)
                 .map(|d| d.to_string())
                 .collect();
+            if t.direct {
+                let first = usize::from(t.fold);
+                let rest: Vec<String> = (first + 1..plan.ndim())
+                    .filter(|&d| d != t.dim)
+                    .map(|d| d.to_string())
+                    .collect();
+                let sizes = super::cache::sizes();
+                return format!(
+                    "walk: tiled, direct copy; the input is fastest along dim {} (byte stride {} \
+                     there, {} along dim {first}), so dims {first} and {} (sizes {} x {}) form \
+                     the tiles and dims [{}] run outside; tiles {} x {} elements (from the \
+                     caches: L1 {} KiB, L2 {} KiB, L3 {} KiB) copied from input to output \
+                     through register transposes, no scratch{}; {}",
+                    t.dim,
+                    ops[1].stride_bytes[t.dim],
+                    ops[1].stride_bytes[first],
+                    t.dim,
+                    plan.shape()[first],
+                    plan.shape()[t.dim],
+                    rest.join(", "),
+                    t.edge0,
+                    t.edge1,
+                    sizes.l1d >> 10,
+                    sizes.l2 >> 10,
+                    sizes.l3 >> 10,
+                    if t.fold {
+                        "; dim 0 is contiguous in both operands and short: each run along it is \
+                         copied as one element"
+                    } else {
+                        ""
+                    },
+                    if t.stream {
+                        "non-temporal stores (the output is larger than half of L3)"
+                    } else {
+                        "ordinary stores"
+                    }
+                );
+            }
             let packed: Vec<usize> = (0..ops.len())
                 .filter(|&k| is_packed(ops[k].stride_bytes[0], ops[k].itemsize()))
                 .collect();
@@ -263,17 +417,18 @@ pub(crate) mod tests {
         /// The rule picks a dim where the chosen operand really is faster than along dim 0,
         /// and edges inside the dims.
         #[test]
-        fn choice_is_consistent((shape, ops) in geometry(), scale in 1usize..40) {
+        fn choice_is_consistent((shape, ops) in geometry(), scale in 1usize..40, direct in any::<bool>()) {
             let shape: Vec<usize> = shape.iter().map(|&n| n * scale).collect();
             let ops: Vec<Vec<isize>> = ops.iter().map(|s| {
                 let mut acc = 1isize;
                 s.iter().zip(&shape).map(|(&x, &n)| { let v = x.signum() * acc; if x != 0 { acc *= n as isize; } v * 4 }).collect()
             }).collect();
-            if let TileDecision::Tiled(t) = choose(&shape, ops.len(), |d, k| ops[k][d], |_| 4) {
+            if let TileDecision::Tiled(t) = choose(&shape, ops.len(), |d, k| ops[k][d], |_| 4, direct) {
                 let s = &ops[t.operand];
-                prop_assert!(t.dim >= 1 && t.dim < shape.len());
-                prop_assert!(s[t.dim] != 0 && s[t.dim].abs() < s[0].abs());
-                prop_assert!(t.edge0 >= 1 && t.edge0 <= shape[0]);
+                let first = usize::from(t.fold);
+                prop_assert!(t.dim > first && t.dim < shape.len());
+                prop_assert!(s[t.dim] != 0 && s[t.dim].abs() < s[first].abs());
+                prop_assert!(t.edge0 >= 1 && t.edge0 <= shape[first]);
                 prop_assert!(t.edge1 >= 1 && t.edge1 <= shape[t.dim]);
             }
         }
@@ -318,6 +473,71 @@ pub(crate) mod tests {
         for (idx, v) in got.iter().enumerate() {
             let (c, r) = (idx / rows, idx % rows);
             assert_eq!(*v, Scalar::Float((r * cols + c) as f64), "at {idx}");
+        }
+    }
+
+    /// `contiguous()` of permuted views through the direct walk (folded or not, 2 threads,
+    /// every dtype width) gives each element its source value; explain() says direct.
+    #[test]
+    fn direct_permuted_copies_are_exact() {
+        crate::exec::set_num_threads(2).unwrap();
+        let cases: [(&[usize], &[i64], bool); 6] = [
+            (&[40, 33, 17], &[2, 0, 1], false),
+            (&[2, 510, 3, 2], &[2, 1, 0, 3], true),
+            (&[5, 7, 9, 11, 2], &[4, 2, 0, 3, 1], false),
+            (&[170, 31, 2, 3], &[1, 0, 2, 3], true),
+            (&[64, 5, 97], &[2, 1, 0], false),
+            (&[3, 3000, 4], &[1, 0, 2], true),
+        ];
+        for dtype in [DType::U8, DType::I16, DType::F32, DType::F64, DType::C128] {
+            for (shape, perm, fold) in cases {
+                let n: usize = shape.iter().product();
+                let flat = Array::arange(
+                    Scalar::Int(0),
+                    Scalar::Int(n as i64),
+                    Scalar::Int(1),
+                    DType::I64,
+                )
+                .unwrap();
+                let dims: Vec<i64> = shape.iter().map(|&x| x as i64).collect();
+                let src = crate::kernels::copy::converted_copy(
+                    &flat,
+                    Some(dtype),
+                    MemoryFormat::Contiguous,
+                )
+                .unwrap()
+                .view(&dims)
+                .unwrap();
+                let view = src.permute(perm).unwrap();
+                let dst = view.empty_like(None, MemoryFormat::Contiguous).unwrap();
+                let mut config = TensorIteratorConfig::copy_op(dst.clone(), view.clone());
+                config.kernel_is_byte_copy = true;
+                let plan = config.into_plan().unwrap();
+                let decision = decide(&plan);
+                if let TileDecision::Tiled(t) = decision {
+                    assert!(t.direct, "{shape:?} {perm:?}: {}", describe(&plan));
+                    assert!(
+                        t.fold == fold || !fold,
+                        "{shape:?} {perm:?}: {}",
+                        describe(&plan)
+                    );
+                    assert!(describe(&plan).contains("direct copy"));
+                }
+                if dtype == DType::F32 {
+                    // large enough to tile, and a fold where dim 0 is short in both
+                    assert!(
+                        matches!(decision, TileDecision::Tiled(t) if t.fold == fold),
+                        "{shape:?} {perm:?}: {}",
+                        describe(&plan)
+                    );
+                }
+                crate::kernels::copy::copy_into(&dst, &view).unwrap();
+                assert_eq!(
+                    dst.to_scalars().unwrap(),
+                    view.to_scalars().unwrap(),
+                    "{dtype:?} {shape:?} {perm:?}"
+                );
+            }
         }
     }
 

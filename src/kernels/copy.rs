@@ -15,11 +15,13 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
     if dst.shares_storage(src) && dst.layout() == src.layout() && dst.dtype() == src.dtype() {
         return Ok(());
     }
-    let plan = TensorIteratorConfig::copy_op(dst.clone(), src.clone()).into_plan()?;
+    let (to, from) = (dst.dtype(), src.dtype());
+    let mut config = TensorIteratorConfig::copy_op(dst.clone(), src.clone());
+    config.kernel_is_byte_copy = to == from;
+    let plan = config.into_plan()?;
     if dst.numel() == 0 {
         return Ok(());
     }
-    let (to, from) = (dst.dtype(), src.dtype());
     if to == from {
         let width = to.itemsize();
         return run(&plan, |blk| copy_bytes(blk, width));

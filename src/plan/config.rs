@@ -70,6 +70,10 @@ pub struct TensorIteratorConfig {
     /// The caller runs a kernel that writes every element of the outputs the build allocates
     /// before anything reads them, so their memory need not be zeroed (see `into_kernel_plan`).
     pub(crate) outputs_written_in_full: bool,
+    /// The caller's kernel copies each element's bytes unchanged (a same-dtype `copy_`): a
+    /// tiled walk may then do the copy itself, transposing tiles in registers with no scratch
+    /// pass (see `exec::tiled`).
+    pub(crate) kernel_is_byte_copy: bool,
 }
 
 impl Default for TensorIteratorConfig {
@@ -93,6 +97,7 @@ impl Default for TensorIteratorConfig {
             operand_ids: None,
             structured: false,
             outputs_written_in_full: false,
+            kernel_is_byte_copy: false,
         }
     }
 }

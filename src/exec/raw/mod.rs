@@ -23,6 +23,7 @@
 
 mod loops;
 mod pack;
+mod transpose;
 mod walk;
 
 pub(crate) use loops::{copy_bytes, map1, map2, map2_widened, map3};

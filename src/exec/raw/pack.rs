@@ -105,7 +105,7 @@ pub(crate) fn unpack(blk: &Block, k: usize, width: usize, scratch: &[Line], ld: 
 /// # Safety
 /// Every `(i, j)` with `i < n0`, `j < n1` must address a valid, aligned element of `width`
 /// bytes on both sides, writable in `dst`, and the two tiles must not overlap.
-unsafe fn copy_tile(
+pub(super) unsafe fn copy_tile(
     src: *const u8,
     (s0, s1): (isize, isize),
     dst: *mut u8,
@@ -228,7 +228,7 @@ unsafe fn transpose_avx2<const L: usize>(
 /// never interpreted: any bit pattern survives.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn transpose8(x: [std::arch::x86_64::__m256; 8]) -> [std::arch::x86_64::__m256; 8] {
+pub(super) fn transpose8(x: [std::arch::x86_64::__m256; 8]) -> [std::arch::x86_64::__m256; 8] {
     use std::arch::x86_64::*;
     // Rows a..h. Pairs interleaved: t0 = (a0 b0 a1 b1 | a4 b4 a5 b5), t1 = (a2 b2 a3 b3 | a6 ..).
     let (t0, t1) = (
@@ -273,7 +273,7 @@ fn transpose8(x: [std::arch::x86_64::__m256; 8]) -> [std::arch::x86_64::__m256; 
 /// ignored. Lanes are only moved.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn transpose4(x: [std::arch::x86_64::__m256; 8]) -> [std::arch::x86_64::__m256; 8] {
+pub(super) fn transpose4(x: [std::arch::x86_64::__m256; 8]) -> [std::arch::x86_64::__m256; 8] {
     use std::arch::x86_64::*;
     let (a, b) = (_mm256_castps_pd(x[0]), _mm256_castps_pd(x[1]));
     let (c, d) = (_mm256_castps_pd(x[2]), _mm256_castps_pd(x[3]));

@@ -3,6 +3,7 @@
 //! packed operands copied through scratch. Raw memory: see the invariants in [`super`].
 
 use super::pack::{self, Line};
+use super::transpose;
 use super::{Block, SendPtr};
 use crate::exec::tiled::{self, Tiling};
 use crate::plan::{DimCounter, TensorIterator, INLINE_DIMS};
@@ -44,6 +45,12 @@ pub(crate) struct Walk<'p> {
     scratch_lines: usize,
     /// The byte strides the kernel sees along dims 0 and 1 of a packed walk's tiles.
     packed_strides: (PerOperand<isize>, PerOperand<isize>),
+    /// A direct walk (see [`tiled`]): the element width, and whether to stream the output.
+    /// The walk copies operand 1 into operand 0 tile by tile itself.
+    direct: Option<(usize, bool)>,
+    /// Elements of the plan per element of the walk: the size of dim 0 when a direct walk
+    /// folds it into the element ([`Tiling::fold`]), else 1.
+    fold: usize,
     memory: PhantomData<&'p ()>,
 }
 
@@ -97,10 +104,24 @@ impl<'p> Walk<'p> {
         let base: PerOperand<SendPtr> = bases.into_iter().map(SendPtr).collect();
         let nops = base.len();
         let ndim = shape.len().max(2);
+        let direct = match (tiling, operands) {
+            (Some(t), Some((widths, 1))) if t.direct && nops == 2 && widths[0] == widths[1] => {
+                Some((widths[0], t.stream))
+            }
+            _ => None,
+        };
         let mut order: Dims<usize> = (0..ndim).collect();
+        let mut fold = 1;
         if let Some(t) = tiling {
             order.remove(t.dim);
             order.insert(1, t.dim);
+            if t.fold && direct.is_some() && shape.len() >= 3 {
+                // dims [1, t.dim, the others]: dim 0 becomes part of the element
+                order.remove(0);
+                order.retain(|d| *d != 1);
+                order.insert(0, 1);
+                fold = shape[0];
+            }
         }
         let size = |d: usize| shape.get(d).copied().unwrap_or(1);
         let stride_or_0 = |d: usize, k: usize| if d < shape.len() { stride(d, k) } else { 0 };
@@ -108,10 +129,11 @@ impl<'p> Walk<'p> {
         for &d in &order {
             strides.extend((0..nops).map(|k| stride_or_0(d, k)));
         }
+        let direct = direct.map(|(width, stream)| (width * fold, stream));
         let edges = tiling.map_or((usize::MAX, usize::MAX), |t| (t.edge0, t.edge1));
         let mut packed: PerOperand<Option<Packed>> = smallvec![None; nops];
         let mut scratch_lines = 0;
-        if let (Some(_), Some((widths, noutputs))) = (tiling, operands) {
+        if let (Some(_), Some((widths, noutputs)), None) = (tiling, operands, direct) {
             for (k, p) in packed.iter_mut().enumerate() {
                 if tiled::is_packed(strides[k], widths[k]) {
                     let bytes = pack::packed_bytes(edges.0, edges.1, widths[k]);
@@ -140,6 +162,8 @@ impl<'p> Walk<'p> {
             packed,
             scratch_lines,
             packed_strides,
+            direct,
+            fold,
             memory: PhantomData,
         }
     }
@@ -154,6 +178,10 @@ impl<'p> Walk<'p> {
     /// torch's `serial_for_each` over `[begin, end)` of the walk order: a DimCounter hands out
     /// 2-D blocks, and a tiled walk cuts each into tiles (rows of tiles along dim 0 first).
     pub(crate) fn run(&self, begin: usize, end: usize, f: &impl Fn(&Block)) {
+        // A folded walk's elements are runs of `fold` plan elements: a range of the plan maps
+        // to the runs that start in it, so that ranges that partition the plan partition the
+        // runs too.
+        let (begin, end) = (begin.div_ceil(self.fold), end.div_ceil(self.fold));
         let n = self.nops;
         let (strides0, strides1) = (&self.strides[..n], &self.strides[n..2 * n]);
         let mut corner: PerOperand<*mut u8> = smallvec![std::ptr::null_mut(); n];
@@ -211,7 +239,9 @@ impl<'p> Walk<'p> {
                     // DimCounter keeps inside the walk's shape: valid by the contract of
                     // `from_parts`.
                     let tile = unsafe { Block::new(&ptrs, strides0, strides1, tile0, tile1) };
-                    if self.scratch_lines == 0 {
+                    if let Some((width, stream)) = self.direct {
+                        transpose::copy_tile(&tile, width, stream);
+                    } else if self.scratch_lines == 0 {
                         f(&tile);
                     } else {
                         self.run_packed(&tile, &mut scratch, f);
@@ -221,6 +251,9 @@ impl<'p> Walk<'p> {
                 j += tile1;
             }
             counter.increment((size0, size1));
+        }
+        if matches!(self.direct, Some((_, true))) {
+            transpose::fence();
         }
     }
 
@@ -289,7 +322,7 @@ mod tests {
             threads in 1usize..5,
         ) {
             let numel: usize = shape.iter().product();
-            let tiling = Tiling { dim: 1 + dim_pick % (shape.len() - 1), operand: 1, edge0, edge1 };
+            let tiling = Tiling { dim: 1 + dim_pick % (shape.len() - 1), operand: 1, edge0, edge1, direct: false, stream: false, fold: false };
             let base = 1usize << 20;
             let bases: Vec<*mut u8> = (0..ops.len())
                 .map(|k| std::ptr::null_mut::<u8>().wrapping_add(base * (k + 1)))
@@ -436,6 +469,9 @@ mod tests {
             operand: 1,
             edge0: *edge0,
             edge1: *edge1,
+            direct: false,
+            stream: false,
+            fold: false,
         };
         let mut ops: Vec<Operand<T>> = layouts
             .iter()

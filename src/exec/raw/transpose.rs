@@ -1,0 +1,448 @@
+//! The direct transposing copy of a tiled walk (see [`crate::exec::tiled`]): a tile of the
+//! input (operand 1) copied into the output (operand 0) in one pass, no scratch. When the
+//! output is contiguous along dim 0 and the input along dim 1, register blocks are transposed
+//! so that each output row receives a whole 64-byte cache line per step (2 AVX2 8 × 8 blocks
+//! for 4-byte elements, 2 4 × 4 blocks for 8-byte ones, 4 SSE2 8 × 8 blocks for 2-byte ones),
+//! which lets the stores be non-temporal: a streamed output line never has to be read first.
+//! Other element sizes and strides take [`pack::copy_tile`], or [`copy_any`] when the elements
+//! are not aligned to their size (a folded walk's runs of several plan elements). Raw memory: see the invariants in
+//! [`super`].
+
+use super::pack;
+use super::Block;
+
+/// Copies `blk`'s operand 1 into its operand 0, both of `width`-byte elements (a direct walk's
+/// tile: the two must not overlap, which the tiled walk's order checks ensure). `stream`:
+/// write whole output lines with non-temporal stores where they are aligned; the walk calls
+/// [`fence`] before it returns.
+pub(crate) fn copy_tile(blk: &Block, width: usize, stream: bool) {
+    let w = width as isize;
+    let (d0, d1) = (blk.stride0(0), blk.stride1(0));
+    let (s0, s1) = (blk.stride0(1), blk.stride1(1));
+    let (n0, n1) = (blk.size0(), blk.size1());
+    let (src, dst) = (blk.ptr(1) as *const u8, blk.ptr(0));
+    #[cfg(target_arch = "x86_64")]
+    if d0 == w && s1 == w && n0 > 1 && n1 > 1 {
+        // SAFETY: every `(i, j)` with `i < n0`, `j < n1` addresses an element of `width` bytes
+        // in both operands (the block's guarantee), writable in operand 0; element `(i, j)` of
+        // the input is at `src + i·s0 + j·w` and of the output at `dst + i·w + j·d1`, as the
+        // kernels want (unaligned accesses only); the features they need are checked here.
+        unsafe {
+            match width {
+                4 if super::wide() => lines_avx2::<8>(src, s0, dst, d1, (n0, n1), stream),
+                8 if super::wide() => lines_avx2::<4>(src, s0, dst, d1, (n0, n1), stream),
+                2 => lines_u16_sse2(src, s0, dst, d1, (n0, n1), stream),
+                _ => copy_any(src, (s0, s1), dst, (d0, d1), (n0, n1), width),
+            }
+        }
+        return;
+    }
+    // A folded walk's elements (runs of a few plan elements) are only aligned to the plan's
+    // element: the typed tile copy wants elements aligned to their size.
+    let aligned = width.is_power_of_two()
+        && width <= 16
+        && [src as isize, dst as isize, s0, s1, d0, d1]
+            .iter()
+            .all(|&x| x % w == 0);
+    // SAFETY: as above, with the block's own strides; `pack::copy_tile` reads aligned typed
+    // elements, which `aligned` checked.
+    unsafe {
+        if aligned {
+            pack::copy_tile(src, (s0, s1), dst, (d0, d1), (n0, n1), width)
+        } else {
+            copy_any(src, (s0, s1), dst, (d0, d1), (n0, n1), width)
+        }
+    }
+}
+
+/// Copies an `n0 × n1` tile of `width`-byte elements with no alignment: `(i, j)` from `src +
+/// i·s0 + j·s1` to `dst + i·d0 + j·d1`, the source's faster dim innermost.
+///
+/// # Safety
+/// Every `(i, j)` with `i < n0`, `j < n1` addresses `width` valid bytes on both sides,
+/// writable in `dst`, and the two tiles do not overlap.
+unsafe fn copy_any(
+    src: *const u8,
+    (s0, s1): (isize, isize),
+    dst: *mut u8,
+    (d0, d1): (isize, isize),
+    (n0, n1): (usize, usize),
+    width: usize,
+) {
+    let ((sr, sc), (dr, dc), (nr, nc)) = if s0.unsigned_abs() < s1.unsigned_abs() {
+        ((s1, s0), (d1, d0), (n1, n0))
+    } else {
+        ((s0, s1), (d0, d1), (n0, n1))
+    };
+    macro_rules! by_width {
+        ($($n:literal)*) => {
+            match width {
+                $($n => {
+                    // SAFETY: the caller's guarantees, dims renamed; `[u8; N]` has no alignment.
+                    unsafe { copy_elements::<[u8; $n]>(src, (sr, sc), dst, (dr, dc), (nr, nc)) }
+                })*
+                _ => {
+                    for r in 0..nr {
+                        for c in 0..nc {
+                            let s = src.wrapping_offset(r as isize * sr + c as isize * sc);
+                            let d = dst.wrapping_offset(r as isize * dr + c as isize * dc);
+                            // SAFETY: element (r, c) of both tiles: the caller's guarantees.
+                            unsafe { std::ptr::copy_nonoverlapping(s, d, width) };
+                        }
+                    }
+                }
+            }
+        };
+    }
+    by_width!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 20 24 28 32);
+}
+
+/// [`copy_any`] for elements of type `T` (any alignment), dims already named.
+///
+/// # Safety
+/// As for [`copy_any`], with `T` of the element's size.
+#[inline(always)]
+unsafe fn copy_elements<T: Copy>(
+    src: *const u8,
+    (sr, sc): (isize, isize),
+    dst: *mut u8,
+    (dr, dc): (isize, isize),
+    (nr, nc): (usize, usize),
+) {
+    for r in 0..nr {
+        let (s, d) = (
+            src.wrapping_offset(r as isize * sr),
+            dst.wrapping_offset(r as isize * dr),
+        );
+        for c in 0..nc {
+            // SAFETY: `r < nr`, `c < nc`: the caller's guarantees.
+            unsafe {
+                let v = (s.wrapping_offset(c as isize * sc) as *const T).read_unaligned();
+                (d.wrapping_offset(c as isize * dc) as *mut T).write_unaligned(v);
+            }
+        }
+    }
+}
+
+/// Orders the non-temporal stores of this thread before anything it does next (a thread
+/// that streamed must fence before another thread may read what it wrote).
+pub(crate) fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `sfence` only orders stores; SSE is part of x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+}
+
+/// The fringe of a line kernel: rows `r0..nr` of columns `c0..nc` (or any sub-tile), through
+/// the general tile copy.
+///
+/// # Safety
+/// The sub-tile is inside the caller's tile (as for [`lines_avx2`]).
+#[inline(always)]
+unsafe fn fringe(
+    src: *const u8,
+    sr: isize,
+    dst: *mut u8,
+    dc: isize,
+    (r0, nr): (usize, usize),
+    (c0, nc): (usize, usize),
+    width: usize,
+) {
+    if r0 >= nr || c0 >= nc {
+        return;
+    }
+    let w = width as isize;
+    let s = src.wrapping_offset(r0 as isize * sr + c0 as isize * w);
+    let d = dst.wrapping_offset(r0 as isize * w + c0 as isize * dc);
+    // SAFETY: the caller's guarantees for rows r0..nr, columns c0..nc.
+    unsafe { copy_any(s, (sr, w), d, (w, dc), (nr - r0, nc - c0), width) }
+}
+
+/// A transpose of an `nr × nc` tile of `L`-lane elements (4 bytes for `L = 8`, 8 bytes for
+/// `L = 4`): element `(r, c)` at `src + r·sr + c·size` goes to `dst + r·size + c·dc`. Steps
+/// of `2L` rows × `L` columns: two `L × L` register transposes, after which each of the `L`
+/// output rows gets 64 contiguous bytes (streamed when `stream` and the output is aligned).
+///
+/// # Safety
+/// Every `(r, c)` with `r < nr`, `c < nc` addresses a valid element on both sides, writable
+/// in `dst`, the two not overlapping; the CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lines_avx2<const L: usize>(
+    src: *const u8,
+    sr: isize,
+    dst: *mut u8,
+    dc: isize,
+    (nr, nc): (usize, usize),
+    stream: bool,
+) {
+    use std::arch::x86_64::*;
+    let size = 32 / L;
+    let step_r = 2 * L;
+    let (full_r, full_c) = (nr - nr % step_r, nc - nc % L);
+    // `_mm256_stream_ps` needs 32-byte aligned addresses: every store below is at `dst +
+    // r·size + c·dc (+ 32)` with `r·size` a multiple of 64.
+    let stream = stream && (dst as usize) % 32 == 0 && dc % 32 == 0;
+    let load = |p: *const u8, q: usize| {
+        // SAFETY: called below only for rows and columns inside the tile.
+        unsafe { _mm256_loadu_ps(p.wrapping_offset(q as isize * sr) as *const f32) }
+    };
+    for r in (0..full_r).step_by(step_r) {
+        for c in (0..full_c).step_by(L) {
+            let s = src.wrapping_offset(r as isize * sr + (c * size) as isize);
+            let s2 = s.wrapping_offset(L as isize * sr);
+            let mut lo = [_mm256_setzero_ps(); 8];
+            let mut hi = [_mm256_setzero_ps(); 8];
+            for q in 0..L {
+                lo[q] = load(s, q);
+                hi[q] = load(s2, q);
+            }
+            let (lo, hi) = if L == 8 {
+                (pack::transpose8(lo), pack::transpose8(hi))
+            } else {
+                (pack::transpose4(lo), pack::transpose4(hi))
+            };
+            let d = dst.wrapping_offset((r * size) as isize + c as isize * dc);
+            for q in 0..L {
+                let row = d.wrapping_offset(q as isize * dc) as *mut f32;
+                // SAFETY: output row c+q, elements r..r+2L: inside the tile; aligned to 32
+                // bytes when streaming (checked above).
+                unsafe {
+                    if stream {
+                        _mm256_stream_ps(row, lo[q]);
+                        _mm256_stream_ps(row.wrapping_add(8), hi[q]);
+                    } else {
+                        _mm256_storeu_ps(row, lo[q]);
+                        _mm256_storeu_ps(row.wrapping_add(8), hi[q]);
+                    }
+                }
+            }
+        }
+    }
+    // SAFETY: sub-tiles of the caller's tile.
+    unsafe {
+        fringe(src, sr, dst, dc, (0, full_r), (full_c, nc), size);
+        fringe(src, sr, dst, dc, (full_r, nr), (0, nc), size);
+    }
+}
+
+/// [`lines_avx2`] for 2-byte elements with SSE2 (part of x86-64): steps of 32 rows × 8
+/// columns, four 8 × 8 transposes of 16-bit lanes, 64 bytes per output row.
+///
+/// # Safety
+/// As for [`lines_avx2`], without the AVX2 requirement.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+unsafe fn lines_u16_sse2(
+    src: *const u8,
+    sr: isize,
+    dst: *mut u8,
+    dc: isize,
+    (nr, nc): (usize, usize),
+    stream: bool,
+) {
+    use std::arch::x86_64::*;
+    const L: usize = 8;
+    const GROUPS: usize = 4;
+    let step_r = GROUPS * L;
+    let (full_r, full_c) = (nr - nr % step_r, nc - nc % L);
+    let stream = stream && (dst as usize) % 16 == 0 && dc % 16 == 0;
+    for r in (0..full_r).step_by(step_r) {
+        for c in (0..full_c).step_by(L) {
+            let mut cols = [[_mm_setzero_si128(); L]; GROUPS];
+            for (g, out) in cols.iter_mut().enumerate() {
+                let s = src.wrapping_offset((r + g * L) as isize * sr + (c * 2) as isize);
+                let mut x = [_mm_setzero_si128(); L];
+                for (q, v) in x.iter_mut().enumerate() {
+                    // SAFETY: input rows r+g·L+q and columns c..c+8: inside the tile.
+                    *v = unsafe {
+                        _mm_loadu_si128(s.wrapping_offset(q as isize * sr) as *const __m128i)
+                    };
+                }
+                *out = transpose8x16(x);
+            }
+            let d = dst.wrapping_offset((r * 2) as isize + c as isize * dc);
+            for q in 0..L {
+                let row = d.wrapping_offset(q as isize * dc) as *mut __m128i;
+                for (g, col) in cols.iter().enumerate() {
+                    // SAFETY: output row c+q, elements r+8g..r+8g+8: inside the tile; 16-byte
+                    // aligned when streaming (checked above; `r·2` is a multiple of 64).
+                    unsafe {
+                        if stream {
+                            _mm_stream_si128(row.wrapping_add(g), col[q]);
+                        } else {
+                            _mm_storeu_si128(row.wrapping_add(g), col[q]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // SAFETY: sub-tiles of the caller's tile.
+    unsafe {
+        fringe(src, sr, dst, dc, (0, full_r), (full_c, nc), 2);
+        fringe(src, sr, dst, dc, (full_r, nr), (0, nc), 2);
+    }
+}
+
+/// Transposes the 8 × 8 block of 16-bit lanes in `x` (row q in `x[q]`). Lanes are only moved.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn transpose8x16(x: [std::arch::x86_64::__m128i; 8]) -> [std::arch::x86_64::__m128i; 8] {
+    use std::arch::x86_64::*;
+    // Pairs: t0 = (a0 b0 a1 b1 a2 b2 a3 b3), t1 = (a4 b4 .. a7 b7); t2, t3 from c, d; ...
+    let t = [
+        _mm_unpacklo_epi16(x[0], x[1]),
+        _mm_unpackhi_epi16(x[0], x[1]),
+        _mm_unpacklo_epi16(x[2], x[3]),
+        _mm_unpackhi_epi16(x[2], x[3]),
+        _mm_unpacklo_epi16(x[4], x[5]),
+        _mm_unpackhi_epi16(x[4], x[5]),
+        _mm_unpacklo_epi16(x[6], x[7]),
+        _mm_unpackhi_epi16(x[6], x[7]),
+    ];
+    // Quads: u0 = (a0 b0 c0 d0 a1 b1 c1 d1), u1 = (.. 2 .. 3), u2 = (.. 4 .. 5), u3 = (6, 7);
+    // u4..u7 the same for e..h.
+    let u = [
+        _mm_unpacklo_epi32(t[0], t[2]),
+        _mm_unpackhi_epi32(t[0], t[2]),
+        _mm_unpacklo_epi32(t[1], t[3]),
+        _mm_unpackhi_epi32(t[1], t[3]),
+        _mm_unpacklo_epi32(t[4], t[6]),
+        _mm_unpackhi_epi32(t[4], t[6]),
+        _mm_unpacklo_epi32(t[5], t[7]),
+        _mm_unpackhi_epi32(t[5], t[7]),
+    ];
+    [
+        _mm_unpacklo_epi64(u[0], u[4]),
+        _mm_unpackhi_epi64(u[0], u[4]),
+        _mm_unpacklo_epi64(u[1], u[5]),
+        _mm_unpackhi_epi64(u[1], u[5]),
+        _mm_unpacklo_epi64(u[2], u[6]),
+        _mm_unpackhi_epi64(u[2], u[6]),
+        _mm_unpacklo_epi64(u[3], u[7]),
+        _mm_unpackhi_epi64(u[3], u[7]),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs [`copy_tile`] on an `n0 × n1` tile cut from bigger buffers at an offset (so that
+    /// fringes and unaligned starts occur) and compares with the naive loop, for the layouts
+    /// the direct walk gives (output along dim 0, input along dim 1) and others.
+    fn check<T: Copy + PartialEq + std::fmt::Debug + Default>(
+        n0: usize,
+        n1: usize,
+        make: fn(usize) -> T,
+        transposed: bool,
+        stream: bool,
+    ) {
+        let width = std::mem::size_of::<T>();
+        let w = width as isize;
+        // streamed: output rows 64-byte aligned (so that the streaming path runs); else an
+        // odd row length and an offset of one element
+        let (src_row, dst_row) = if stream {
+            (n1 + 3, (n0 * width).next_multiple_of(64) / width)
+        } else {
+            (n1 + 3, n0 + 3)
+        };
+        let len = (n0 + 3) * (n1 + 3) + 64;
+        let src: Vec<T> = (0..len + dst_row * n1).map(make).collect();
+        let mut dst = vec![T::default(); len + dst_row * n1];
+        let off = if stream {
+            (64 - dst.as_ptr() as usize % 64) % 64 / width
+        } else {
+            1
+        };
+        // input: contiguous along dim 1 when `transposed`, else along dim 0
+        let (s0, s1) = if transposed {
+            (src_row as isize * w, w)
+        } else {
+            (w, (n0 + 3) as isize * w)
+        };
+        let (d0, d1) = (w, dst_row as isize * w);
+        let ptrs = [
+            dst.as_mut_ptr().wrapping_add(off) as *mut u8,
+            src.as_ptr().wrapping_add(off) as *mut u8,
+        ];
+        let (strides0, strides1) = ([d0, s0], [d1, s1]);
+        // SAFETY: (i, j) with i < n0, j < n1 lies inside both padded buffers (rows of at most
+        // max(n0, n1) + 64 elements, `off` < 64); the output is a local buffer.
+        let blk = unsafe { Block::new(&ptrs, &strides0, &strides1, n0, n1) };
+        copy_tile(&blk, width, stream);
+        fence();
+        let sat = |base: usize, s0: isize, s1: isize, i: usize, j: usize| {
+            (base as isize + (i as isize * s0 + j as isize * s1) / w) as usize
+        };
+        for j in 0..n1 {
+            for i in 0..n0 {
+                assert_eq!(
+                    dst[sat(off, d0, d1, i, j)],
+                    src[sat(off, s0, s1, i, j)],
+                    "{n0}x{n1} width {width} at ({i}, {j})"
+                );
+            }
+        }
+        // nothing outside the tile written
+        let written: usize = dst.iter().filter(|&&x| x != T::default()).count();
+        let inside = (0..n1)
+            .flat_map(|j| (0..n0).map(move |i| (i, j)))
+            .filter(|&(i, j)| src[sat(off, s0, s1, i, j)] != T::default())
+            .count();
+        assert_eq!(
+            written, inside,
+            "{n0}x{n1} width {width}: writes outside the tile"
+        );
+    }
+
+    #[test]
+    fn transposing_copy_matches_the_naive_loop() {
+        let sizes = [1usize, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 65];
+        for &n0 in &sizes {
+            for &n1 in &sizes {
+                for transposed in [true, false] {
+                    for stream in [false, true] {
+                        check::<u8>(n0, n1, |i| (i % 251 + 1) as u8, transposed, stream);
+                        check::<u16>(n0, n1, |i| (i % 65521 + 1) as u16, transposed, stream);
+                        check::<u32>(n0, n1, |i| i as u32 + 1, transposed, stream);
+                        check::<u64>(n0, n1, |i| (i as u64 + 1) << 33 | 1, transposed, stream);
+                        check::<u128>(n0, n1, |i| (i as u128 + 1) << 70 | 1, transposed, stream);
+                        // a folded walk's elements: runs of plan elements, any alignment
+                        check::<[u8; 3]>(n0, n1, |i| [(i % 251 + 1) as u8; 3], transposed, stream);
+                        check::<[u8; 12]>(
+                            n0,
+                            n1,
+                            |i| [(i % 241 + 1) as u8; 12],
+                            transposed,
+                            stream,
+                        );
+                        check::<[u8; 24]>(
+                            n0,
+                            n1,
+                            |i| [(i % 239 + 1) as u8; 24],
+                            transposed,
+                            stream,
+                        );
+                        check::<[u8; 28]>(
+                            n0,
+                            n1,
+                            |i| [(i % 233 + 1) as u8; 28],
+                            transposed,
+                            stream,
+                        );
+                        check::<[u8; 18]>(
+                            n0,
+                            n1,
+                            |i| [(i % 229 + 1) as u8; 18],
+                            transposed,
+                            stream,
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
