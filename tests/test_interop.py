@@ -7,21 +7,22 @@ from __future__ import annotations
 
 import ctypes
 
-import ferroiter as fi
 import numpy as np
 import pytest
 import torch
-from differential import (
+from hypothesis import given
+
+import ferroiter as fi
+
+from harness import (
     NAME_OF,
     NUMPY_OF,
     TORCH_DTYPES,
-    assert_same,
-    layouts,
-    same_values,
+    assert_values,
+    layout_pairs,
     share,
     torch_to_numpy,
 )
-from hypothesis import given
 
 BUFFER_DTYPES = [t for t in TORCH_DTYPES if t != torch.bfloat16]
 #: PEP 3118 / struct-module format codes
@@ -48,7 +49,7 @@ def assert_same_through_dlpack(a: fi.Array, t: torch.Tensor) -> None:
     if t.numel():
         assert a.data_ptr() == t.data_ptr()
     expected = torch_to_numpy(t)
-    assert same_values(a.numpy(), expected)
+    assert_values(a.numpy(), expected)
 
 
 def address(nd: np.ndarray) -> int:
@@ -59,7 +60,7 @@ def address(nd: np.ndarray) -> int:
 # buffer protocol and __array_interface__
 
 
-@given(layouts(max_ops=3))
+@given(layout_pairs(max_ops=3))
 def test_memoryview_describes_every_layout(pair):
     a, t = pair
     if t.dtype == torch.bfloat16:
@@ -132,7 +133,7 @@ def test_negative_and_zero_strides_through_the_buffer():
     assert np.asarray(memoryview(e)).tolist() == [[0, 1, 2], [0, 1, 2]]
 
 
-@given(layouts(max_ops=3))
+@given(layout_pairs(max_ops=3))
 def test_array_interface_round_trip(pair):
     a, t = pair
     if t.dtype == torch.bfloat16:
@@ -156,7 +157,7 @@ def test_array_interface_round_trip(pair):
         assert nd.strides == a.strides
 
 
-@given(layouts(max_ops=3))
+@given(layout_pairs(max_ops=3))
 def test_np_asarray_is_zero_copy(pair):
     a, t = pair
     nd = np.asarray(a)
@@ -279,7 +280,7 @@ def test_dispatch_tables_name_real_ops():
 # DLPack with torch
 
 
-@given(layouts(max_ops=3))
+@given(layout_pairs(max_ops=3))
 def test_torch_imports_arrays_of_every_dtype_and_layout(pair):
     a, t = pair
     if any(s < 0 for s in a.stride()):
@@ -291,10 +292,12 @@ def test_torch_imports_arrays_of_every_dtype_and_layout(pair):
     assert shared.shape == t.shape and shared.stride() == t.stride()
     if t.numel():
         assert shared.data_ptr() == a.data_ptr() == t.data_ptr()
-    assert torch.equal(shared, t) or (t.is_floating_point() and torch.allclose(shared, t, equal_nan=True))
+    assert torch.equal(shared, t) or (
+        t.is_floating_point() and torch.allclose(shared, t, equal_nan=True)
+    )
 
 
-@given(layouts(max_ops=3))
+@given(layout_pairs(max_ops=3))
 def test_ferroiter_imports_torch_tensors_of_every_dtype_and_layout(pair):
     _, t = pair
     a = fi.from_dlpack(t)
@@ -317,7 +320,11 @@ LAYOUTS = {
 @pytest.mark.parametrize("dtype", TORCH_DTYPES, ids=str)
 def test_dlpack_round_trip_with_torch(dtype, layout):
     t = LAYOUTS[layout](dtype)
-    t = t.copy_(torch.arange(t.numel()).reshape(t.shape).to(dtype)) if t.numel() and layout != "expanded" else t
+    t = (
+        t.copy_(torch.arange(t.numel()).reshape(t.shape).to(dtype))
+        if t.numel() and layout != "expanded"
+        else t
+    )
     a = fi.from_dlpack(t)
     assert a.shape == tuple(t.shape) and a.stride() == t.stride()
     assert a.dtype == NUMPY_OF[t.dtype]

@@ -9,25 +9,27 @@ import copy
 import pickle
 import warnings
 
-import ferroiter as fi
 import numpy as np
 import pytest
 import torch
-from differential import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ferroiter as fi
+
+from harness import (
     NAME_OF,
     NUMPY_OF,
     TORCH_DTYPES,
     assert_same,
     assert_same_error,
     index_key,
-    layouts,
+    layout_pairs,
     share,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 
-@given(layouts(max_ops=3))
+@given(layout_pairs(max_ops=3))
 def test_size_dim_nbytes_device(pair):
     a, t = pair
     assert a.size() == tuple(t.size())
@@ -60,7 +62,7 @@ T_WARNING = {
 }
 
 
-@given(layouts(max_ops=3))
+@given(layout_pairs(max_ops=3))
 def test_T_and_mT_like_torch(pair):
     a, t = pair
     at, messages = _warnings_of(lambda: a.T)
@@ -76,7 +78,7 @@ def test_T_and_mT_like_torch(pair):
         assert_same_error(lambda: a.mT, lambda: t.mT)
 
 
-@given(layouts(max_ops=3), st.data())
+@given(layout_pairs(max_ops=3), st.data())
 def test_flatten_and_ravel_like_torch(pair, data):
     a, t = pair
     assert_same(a.ravel(), t.ravel())
@@ -166,7 +168,7 @@ def scalar_for(dtype: torch.dtype, draw) -> object:
     return draw(st.integers(0, 100))
 
 
-@given(layouts(max_ops=2), st.data())
+@given(layout_pairs(max_ops=2), st.data())
 def test_setitem_basic_keys_like_torch(pair, data):
     a, t = pair
     t = t.clone()  # (torch refuses to write into overlapping views)
@@ -202,7 +204,10 @@ def test_setitem_runs_through_copy_and_converts():
     t[None, 2, 1:3] = torch.tensor([7.0, 8.0])
     assert a.tolist() == t.tolist()
     u8 = fi.zeros(3, dtype="uint8")
-    assert_same_error(lambda: u8.__setitem__(0, 300), lambda: torch.zeros(3, dtype=torch.uint8).__setitem__(0, 300))
+    assert_same_error(
+        lambda: u8.__setitem__(0, 300),
+        lambda: torch.zeros(3, dtype=torch.uint8).__setitem__(0, 300),
+    )
 
 
 @st.composite
@@ -212,16 +217,28 @@ def advanced_keys(draw, shape):
     kind = draw(st.sampled_from(["indices", "two_indices", "mask", "mask_prefix"]))
     if kind.startswith("mask"):
         k = n if kind == "mask" else draw(st.integers(1, n))
-        mask = draw(st.lists(st.booleans(), min_size=int(np.prod(shape[:k])), max_size=int(np.prod(shape[:k]))))
+        mask = draw(
+            st.lists(
+                st.booleans(), min_size=int(np.prod(shape[:k])), max_size=int(np.prod(shape[:k]))
+            )
+        )
         return (torch.tensor(mask, dtype=torch.bool).reshape(shape[:k]),)
     key: list = []
     count = 1 if kind == "indices" or n == 1 else 2
-    places = sorted(draw(st.lists(st.integers(0, n - 1), min_size=count, max_size=count, unique=True)))
+    places = sorted(
+        draw(st.lists(st.integers(0, n - 1), min_size=count, max_size=count, unique=True))
+    )
     bshape = tuple(draw(st.lists(st.integers(0, 3), min_size=0, max_size=2)))
     for d in range(n):
         if d in places:
             size = shape[d]
-            values = draw(st.lists(st.integers(-size, size - 1), min_size=int(np.prod(bshape)), max_size=int(np.prod(bshape))))
+            values = draw(
+                st.lists(
+                    st.integers(-size, size - 1),
+                    min_size=int(np.prod(bshape)),
+                    max_size=int(np.prod(bshape)),
+                )
+            )
             key.append(torch.tensor(values, dtype=torch.int64).reshape(bshape))
         elif draw(st.booleans()) and shape[d] > 0:
             key.append(draw(st.integers(0, shape[d] - 1)))
@@ -299,7 +316,7 @@ def test_format_like_torch():
         format(a, ".2f")
 
 
-@given(layouts(max_ops=3))
+@given(layout_pairs(max_ops=3))
 def test_pickle_and_deepcopy_round_trip(pair):
     a, t = pair
     for b in (pickle.loads(pickle.dumps(a)), copy.deepcopy(a), copy.copy(a)):
@@ -313,7 +330,12 @@ def test_pickle_and_deepcopy_round_trip(pair):
 
 @pytest.mark.parametrize("dtype", TORCH_DTYPES, ids=str)
 def test_pickle_keeps_channels_last_and_dtype(dtype):
-    t = torch.arange(120).reshape(2, 3, 4, 5).to(dtype).contiguous(memory_format=torch.channels_last)
+    t = (
+        torch.arange(120)
+        .reshape(2, 3, 4, 5)
+        .to(dtype)
+        .contiguous(memory_format=torch.channels_last)
+    )
     a = share(t)
     b = pickle.loads(pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL))
     assert_same(b, t)

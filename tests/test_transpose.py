@@ -12,14 +12,15 @@ from __future__ import annotations
 import itertools
 import math
 
-import ferroiter as fi
 import numpy as np
 import pytest
 import torch
-from differential import assert_same, distinct_values, share, torch_to_numpy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_cases import parallelism, scaled
+
+import ferroiter as fi
+
+from harness import assert_same, distinct_values, parallelism, scaled, share, torch_to_numpy
 
 DTYPES = (torch.bool, torch.uint8, torch.float16, torch.float32, torch.float64, torch.complex128)
 DTYPE_IDS = [str(d)[6:] for d in DTYPES]
@@ -46,7 +47,9 @@ def check_permuted(shape, perm, dtype, threads=1, grain=None) -> None:
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize(("threads", "grain"), PARALLELISM)
-@pytest.mark.parametrize(("rows", "cols"), [(255, 257), (256, 256), (257, 33), (17, 509), (2, 4099)])
+@pytest.mark.parametrize(
+    ("rows", "cols"), [(255, 257), (256, 256), (257, 33), (17, 509), (2, 4099)]
+)
 def test_2d_transpose_around_tile_edges(rows, cols, dtype, threads, grain) -> None:
     check_permuted((rows, cols), (1, 0), dtype, threads, grain)
 
