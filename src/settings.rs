@@ -78,9 +78,9 @@ fn threads_from_environment() -> (usize, ThreadsSource) {
         if let Some(value) = std::env::var_os(name) {
             match value.to_str().and_then(parse_threads) {
                 Some(n) => return (n, source),
-                None => eprintln!(
-                    "ferroiter: ignoring {name}={value:?}: expected a positive integer"
-                ),
+                None => {
+                    eprintln!("ferroiter: ignoring {name}={value:?}: expected a positive integer")
+                }
             }
         }
     }

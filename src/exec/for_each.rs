@@ -66,7 +66,11 @@ pub fn for_each(plan: &TensorIterator, grain: usize, f: impl Fn(&Block) + Sync) 
     // boundaries keep the results independent of who ran what. A serial loop runs the same
     // way on one chunk, so a panic becomes an error on both paths.
     pool::parallel_for(count, threads, &|t| {
-        let (begin, end) = if count == 1 { (0, numel) } else { chunks.range(t) };
+        let (begin, end) = if count == 1 {
+            (0, numel)
+        } else {
+            chunks.range(t)
+        };
         walk.run(begin, end, &f);
     })
 }
@@ -81,10 +85,17 @@ mod tests {
     /// Every element's address is handed out exactly once, at any grain and thread count.
     #[test]
     fn chunks_cover_every_element_once() {
-        let a = Array::full(&[7, 13], Scalar::Float(1.0), DType::F32, MemoryFormat::Contiguous)
-            .unwrap();
+        let a = Array::full(
+            &[7, 13],
+            Scalar::Float(1.0),
+            DType::F32,
+            MemoryFormat::Contiguous,
+        )
+        .unwrap();
         let mut config = TensorIteratorConfig::new();
-        config.add_output(None).add_input(a.transpose(0, 1).unwrap());
+        config
+            .add_output(None)
+            .add_input(a.transpose(0, 1).unwrap());
         let plan = config.build().unwrap();
         for (grain, threads) in [(1, 4), (5, 3), (32, 2), (1000, 4)] {
             let seen = Mutex::new(HashMap::<usize, u32>::new());

@@ -16,6 +16,10 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a loop's caller yields while other threads finish their chunks, before it sleeps.
+const YIELD_FOR: Duration = Duration::from_micros(200);
 
 /// The closure of one loop, called with a chunk index.
 type ChunkFn<'a> = dyn Fn(usize) + Sync + 'a;
@@ -84,15 +88,19 @@ struct WaitForChunks<'j>(&'j Job);
 impl Drop for WaitForChunks<'_> {
     fn drop(&mut self) {
         self.0.help();
+        // Claimed chunks run on threads that are awake and were handed equal shares: spin,
+        // then yield (on a loaded machine one of them may have lost its core), then sleep in
+        // short steps when a chunk is long, so a wait never burns a core for long.
         let mut spins = 0u32;
+        let mut since = None;
         while self.0.remaining.load(Ordering::Acquire) != 0 {
-            // Claimed chunks are running on threads that are awake: spin, and yield on a
-            // loaded machine where one of them may have lost its core.
             if spins < 1024 {
                 std::hint::spin_loop();
                 spins += 1;
-            } else {
+            } else if since.get_or_insert_with(Instant::now).elapsed() < YIELD_FOR {
                 std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_micros(20));
             }
         }
     }
