@@ -226,7 +226,7 @@ pub fn parallel_for(count: usize, threads: usize, f: &(dyn Fn(usize) + Sync)) ->
             *lock(&pool.shared.job) = None;
             outcome
         }
-        _ => job::run(count, f, |_| {}),
+        _ => job::run_serial(count, f),
     };
     outcome.map_err(|message| Error::value(format!("a parallel loop panicked: {message}")))
 }

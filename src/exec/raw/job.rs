@@ -68,17 +68,33 @@ impl Job {
             let outcome = catch_unwind(AssertUnwindSafe(|| f(t)));
             IN_CHUNK.with(|c| c.set(was_inside));
             if let Err(payload) = outcome {
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a panic without a message".to_string());
                 let mut first = self.panic.lock().unwrap_or_else(|p| p.into_inner());
-                first.get_or_insert(message);
+                first.get_or_insert_with(|| panic_message(payload.as_ref()));
             }
             self.remaining.fetch_sub(1, Ordering::AcqRel);
         }
     }
+}
+
+/// The text of a panic's payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
+/// Runs `f(0)`, ..., `f(count - 1)` on the calling thread (no job to share, no allocation),
+/// with the message of the first panic, if any; the other chunks still run.
+pub(crate) fn run_serial(count: usize, f: &(dyn Fn(usize) + Sync)) -> Result<(), String> {
+    let mut first = None;
+    for t in 0..count {
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| f(t))) {
+            first.get_or_insert_with(|| panic_message(payload.as_ref()));
+        }
+    }
+    first.map_or(Ok(()), Err)
 }
 
 /// Finishes a job on every exit path: claims what is left, then waits for the chunks other
