@@ -203,8 +203,8 @@ fn pool_for(threads: usize) -> Option<Arc<Pool>> {
     Some(pool)
 }
 
-/// Whether the calling thread is running a chunk of a parallel loop (then loops it starts run
-/// serially).
+/// Whether the calling thread is running a chunk of a loop, parallel or serial (then loops it
+/// starts run serially, as torch's nested `parallel_for`s do).
 pub fn in_parallel_region() -> bool {
     job::in_parallel_region()
 }

@@ -44,7 +44,8 @@ unsafe impl Send for Job {}
 unsafe impl Sync for Job {}
 
 thread_local! {
-    /// Whether this thread is running a chunk of a parallel loop (nested loops run serially).
+    /// Whether this thread is running a chunk of a loop, parallel or serial (loops it starts
+    /// then run serially).
     static IN_CHUNK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
@@ -89,11 +90,13 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// with the message of the first panic, if any; the other chunks still run.
 pub(crate) fn run_serial(count: usize, f: &(dyn Fn(usize) + Sync)) -> Result<(), String> {
     let mut first = None;
+    let was_inside = IN_CHUNK.with(|c| c.replace(true));
     for t in 0..count {
         if let Err(payload) = catch_unwind(AssertUnwindSafe(|| f(t))) {
             first.get_or_insert_with(|| panic_message(payload.as_ref()));
         }
     }
+    IN_CHUNK.with(|c| c.set(was_inside));
     first.map_or(Ok(()), Err)
 }
 
