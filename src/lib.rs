@@ -16,6 +16,7 @@ pub mod layout;
 pub mod memory_format;
 pub mod plan;
 pub mod scalar;
+pub mod settings;
 pub mod shape;
 pub mod storage;
 pub mod strides;

@@ -9,15 +9,9 @@ from . import _ferroiter
 
 
 def thread_count_source() -> str:
-    """Where the thread count of ferroiter's pool came from.
-
-    The core reports it once it keeps a source (set_num_threads, an environment variable or the
-    machine's cores); until then the answer is "unknown".
-    """
-    source = getattr(_ferroiter, "_num_threads_source", None)
-    if callable(source):
-        return str(source())
-    return "unknown"
+    """Where the thread count of ferroiter's pool came from: set_num_threads, an environment
+    variable (FERROITER_NUM_THREADS, OMP_NUM_THREADS) or the cores available to the process."""
+    return _ferroiter._num_threads_source()
 
 
 def config() -> dict[str, object]:

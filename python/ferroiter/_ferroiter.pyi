@@ -592,7 +592,9 @@ def set_num_threads(n: int) -> None:
     """Threads of ferroiter's own pool for parallel loops (ValueError below 1)."""
 
 def get_num_threads() -> int:
-    """Threads of ferroiter's pool."""
+    """Threads a parallel loop uses, the calling one included: ``set_num_threads``, else
+    ``FERROITER_NUM_THREADS``, else ``OMP_NUM_THREADS``, else the cores this process may run on
+    (its CPU affinity)."""
 
 def set_grain_size(n: int) -> None:
     """Elements below which a loop runs on one thread, for every following loop."""
@@ -677,7 +679,7 @@ class TensorIterator:
     def explain(self, num_threads: int | None = None, grain_size: int = 32768) -> str:
         """A readable trace of every build phase, the inner loop and the split among threads.
 
-        ``num_threads`` defaults to the machine's available parallelism.
+        ``num_threads`` defaults to ``get_num_threads()``.
         """
 
     # ---- torch's presets (``out`` None: allocated by the build) ----
@@ -715,6 +717,9 @@ __version__: Final[str]
 
 def _simd_level() -> str:
     """The widest SIMD level this CPU offers: avx512f, avx2, sse2, neon or scalar."""
+
+def _num_threads_source() -> str:
+    """Where the thread count came from: an environment variable, the cores, or set_num_threads."""
 
 def _build_info() -> dict[str, Any]:
     """How the extension was built and what it found here (for ``show_config``)."""

@@ -2,8 +2,7 @@
 //! that results never depend on scheduling.
 #![forbid(unsafe_code)]
 
-/// torch's grain size: ranges of at most this many elements run on one thread.
-pub const GRAIN_SIZE: usize = 32768;
+pub use crate::settings::GRAIN_SIZE;
 
 /// The fixed split of `0..numel` among threads, computed without allocating: one chunk unless
 /// `numel > grain` and there is more than one thread; otherwise `T = min(threads,

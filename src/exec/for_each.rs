@@ -8,14 +8,13 @@ use super::raw::{Block, Walk};
 use super::tiled;
 use crate::error::Result;
 use crate::plan::TensorIterator;
-use smallvec::SmallVec;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Runs `f` over the plan in 2-D blocks: torch's blocks, or tiles of them when
 /// [`tiled::decide`] finds operands that disagree about the fastest dim (then the walk order is
 /// `[0, tile dim, the others]`). Ranges of more than `grain` elements are cut into
 /// `min(threads, ceil(numel / grain))` equal chunks of the walk order run on ferroiter's pool,
 /// so that the chunking — and any result that depends on it — never depends on scheduling.
+/// Loops started from inside a chunk run serially; a panic in `f` becomes an error.
 /// Plans whose outputs may reach an element twice run serially.
 ///
 /// `f` receives [`Block`]s: read-only views of the pointers and byte strides of one 2-D step,
@@ -54,31 +53,68 @@ pub fn for_each(plan: &TensorIterator, grain: usize, f: impl Fn(&Block) + Sync) 
         return Ok(());
     }
     let walk = Walk::new(plan, tiled::decide(plan).tiling());
-    let chunks = Chunks::new(numel, grain, pool::get_num_threads());
+    let threads = pool::get_num_threads();
+    let chunks = Chunks::new(numel, grain, threads);
     // `parallel_safe` is asked last: it costs more, and small plans never get there.
-    if chunks.count <= 1 || rayon::current_thread_index().is_some() || !plan.parallel_safe() {
-        walk.run(0, numel, &f);
-        return Ok(());
-    }
-    // Each chunk runs once, on whichever thread claims it first: the workers are asked to
-    // take chunks 1.., while the calling thread runs chunk 0 and then every chunk no worker
-    // has started yet. A loop is never slower than serial when the workers are slow to wake
-    // (a sleeping pool costs tens of microseconds), and the fixed chunk boundaries keep the
-    // results independent of who ran what.
-    let claimed: SmallVec<[AtomicBool; 8]> =
-        (0..chunks.count).map(|_| AtomicBool::new(false)).collect();
-    let run_chunk = |t: usize| {
-        if !claimed[t].swap(true, Ordering::AcqRel) {
-            let (begin, end) = chunks.range(t);
-            walk.run(begin, end, &f);
-        }
+    let count = if chunks.count <= 1 || pool::in_parallel_region() || !plan.parallel_safe() {
+        1
+    } else {
+        chunks.count
     };
-    pool::pool()?.in_place_scope(|scope| {
-        for t in 1..chunks.count {
-            let run_chunk = &run_chunk;
-            scope.spawn(move |_| run_chunk(t));
+    // Each chunk runs once, on whichever thread claims it first (the calling thread takes
+    // part, so a loop never waits for a worker to wake before work starts); the fixed chunk
+    // boundaries keep the results independent of who ran what. A serial loop runs the same
+    // way on one chunk, so a panic becomes an error on both paths.
+    pool::parallel_for(count, threads, &|t| {
+        let (begin, end) = if count == 1 {
+            (0, numel)
+        } else {
+            chunks.range(t)
+        };
+        walk.run(begin, end, &f);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Array, DType, MemoryFormat, Scalar, TensorIteratorConfig};
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    /// Every element's address is handed out exactly once, at any grain and thread count.
+    #[test]
+    fn chunks_cover_every_element_once() {
+        let a = Array::full(
+            &[7, 13],
+            Scalar::Float(1.0),
+            DType::F32,
+            MemoryFormat::Contiguous,
+        )
+        .unwrap();
+        let mut config = TensorIteratorConfig::new();
+        config
+            .add_output(None)
+            .add_input(a.transpose(0, 1).unwrap());
+        let plan = config.build().unwrap();
+        for (grain, threads) in [(1, 4), (5, 3), (32, 2), (1000, 4)] {
+            let seen = Mutex::new(HashMap::<usize, u32>::new());
+            let chunks = Chunks::new(plan.numel(), grain, threads);
+            let run = || {
+                for_each(&plan, grain, |b: &Block| {
+                    let mut seen = seen.lock().unwrap();
+                    for j in 0..b.size1() {
+                        for i in 0..b.size0() {
+                            *seen.entry(b.at(0, i, j) as usize).or_default() += 1;
+                        }
+                    }
+                })
+            };
+            crate::exec::set_num_threads(threads).unwrap();
+            run().unwrap();
+            let seen = seen.into_inner().unwrap();
+            assert_eq!(seen.len(), 7 * 13, "grain {grain}, {chunks:?}");
+            assert!(seen.values().all(|&n| n == 1));
         }
-        (0..chunks.count).for_each(run_chunk);
-    });
-    Ok(())
+    }
 }

@@ -18,5 +18,5 @@ pub use chunks::GRAIN_SIZE;
 pub use explain::{explain, inner_loop};
 pub use for_each::for_each;
 pub use inner_loop::InnerLoop;
-pub use pool::{get_num_threads, set_num_threads};
+pub use pool::{get_num_threads, in_parallel_region, parallel_for, set_num_threads};
 pub use raw::Block;

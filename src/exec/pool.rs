@@ -1,69 +1,344 @@
-//! The thread pool ferroiter owns: `set_num_threads` / `get_num_threads`, defaulting to the
-//! machine's cores. Loops on one thread never touch the pool.
+//! ferroiter's thread pool: workers that stay ready between loops, so that a parallel loop
+//! costs microseconds rather than a wake-up per worker.
+//!
+//! - **Ready between loops.** After a loop a worker spins for [`SPIN`] (yielding its core to
+//!   other processes as it does), then parks on a condition variable. A new loop bumps an
+//!   epoch counter: spinning workers see it at once; parked ones are woken by one
+//!   `notify_all` (one wake reaches all), and only when some worker is parked.
+//! - **The calling thread takes part.** It claims chunks like a worker ([`raw::job`]), so a
+//!   loop never waits for a worker to wake before work starts, and returns when every chunk is
+//!   done.
+//! - **Fixed chunks.** The pool runs chunk indices `0..count`; the chunk boundaries are
+//!   torch's formula ([`super::chunks`]), so results never depend on which thread ran what.
+//! - **Serial when it must.** A loop started from inside a chunk (nested) runs serially on the
+//!   thread that started it; so does a loop started while another thread's loop holds the
+//!   workers (the chunks are identical either way, and the workers are busy anyway).
+//! - **Thread count changes.** The pool is rebuilt for a new [`get_num_threads`] on the next
+//!   loop; a loop already running on the old pool keeps it alive until it finishes, then its
+//!   workers exit.
+//! - **Panics.** A panic inside a chunk is caught there and becomes an [`Error`].
+//! - **Fork.** A forked child has none of its parent's workers: a pool built in another
+//!   process (its pid differs) is leaked, never joined or locked, and a fresh one is built.
+//!
+//! Crates evaluated before writing this (see the README's notes on the executor): rayon
+//! (sleeping workers are woken one job at a time and the scope joins them all, the cost this
+//! pool removes), chili and forte (heartbeat scheduling shares work only every ~100 µs,
+//! too late for loops of tens of microseconds; forte is an alpha), paralight (a pool per
+//! `&mut` handle, no calling-thread participation, its own range split), orx-parallel
+//! (threads per computation by default).
+#![forbid(unsafe_code)]
 
+use super::raw::job::{self, Job};
 use crate::error::{Error, Result};
-use rayon::{ThreadPool, ThreadPoolBuilder};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
-/// The thread count, readable without a lock on every loop (0: not set yet).
-static THREADS: AtomicUsize = AtomicUsize::new(0);
+pub use crate::settings::{get_num_threads, set_num_threads};
 
-struct PoolState {
+/// How long an idle worker spins before it parks: longer than the gap between two loops of a
+/// Python program (a few microseconds of interpreter work), short enough not to burn a core
+/// for long (OpenMP runtimes spin between 0.1 ms and 200 ms by default).
+pub const SPIN: Duration = Duration::from_micros(100);
+
+/// What the workers of one pool share.
+struct Shared {
+    /// Bumped for each loop (and at shutdown): a worker runs when it sees a new value.
+    epoch: AtomicU64,
+    /// The loop in progress (or the last one; its chunks are then all claimed).
+    job: Mutex<Option<Arc<Job>>>,
+    /// Workers parked on `wake` (a loop notifies only when some are).
+    sleepers: AtomicUsize,
+    park: Mutex<()>,
+    wake: Condvar,
+    shutdown: AtomicBool,
+}
+
+/// A set of `threads - 1` workers (the calling thread is the last one).
+pub(crate) struct Pool {
+    shared: Arc<Shared>,
     threads: usize,
-    pool: Option<Arc<ThreadPool>>,
+    /// Held while a loop uses the workers.
+    busy: Mutex<()>,
+    /// The process that started the workers.
+    pid: u32,
 }
 
-static STATE: Mutex<PoolState> = Mutex::new(PoolState {
-    threads: 0,
-    pool: None,
-});
-
-fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// How many threads a parallel loop uses.
-pub fn get_num_threads() -> usize {
-    match THREADS.load(Ordering::Relaxed) {
-        0 => {
-            let n = default_threads();
-            THREADS.store(n, Ordering::Relaxed);
-            n
+impl Pool {
+    fn new(threads: usize) -> Pool {
+        let shared = Arc::new(Shared {
+            epoch: AtomicU64::new(0),
+            job: Mutex::new(None),
+            sleepers: AtomicUsize::new(0),
+            park: Mutex::new(()),
+            wake: Condvar::new(),
+            shutdown: AtomicBool::new(false),
+        });
+        for i in 1..threads {
+            let for_worker = shared.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("ferroiter-{i}"))
+                .spawn(move || worker(&for_worker));
+            if spawned.is_err() {
+                // Fewer workers only means fewer hands: the caller runs what they leave.
+                break;
+            }
         }
-        n => n,
+        Pool {
+            shared,
+            threads,
+            busy: Mutex::new(()),
+            pid: std::process::id(),
+        }
+    }
+
+    /// Hands `job` to the workers: publish it, bump the epoch, wake parked workers.
+    fn publish(&self, job: &Arc<Job>) {
+        let shared = &self.shared;
+        *lock(&shared.job) = Some(job.clone());
+        shared.epoch.fetch_add(1, Ordering::SeqCst);
+        // A worker about to park counts itself in `sleepers` before it checks the epoch (both
+        // SeqCst), so either it sees the new epoch or we see it counted and notify; taking
+        // `park` first means a worker between its check and its wait cannot miss the notify.
+        if shared.sleepers.load(Ordering::SeqCst) > 0 {
+            let _parked = lock(&shared.park);
+            shared.wake.notify_all();
+        }
     }
 }
 
-/// Sets the number of threads (at least 1); the pool is rebuilt on next use.
-pub fn set_num_threads(n: usize) -> Result<()> {
-    if n == 0 {
-        return Err(Error::value("set_num_threads expects a positive integer"));
+impl Drop for Pool {
+    fn drop(&mut self) {
+        let shared = &self.shared;
+        shared.shutdown.store(true, Ordering::SeqCst);
+        shared.epoch.fetch_add(1, Ordering::SeqCst);
+        let _parked = lock(&shared.park);
+        shared.wake.notify_all();
     }
-    let mut state = STATE.lock().unwrap_or_else(|p| p.into_inner());
-    if state.threads != n {
-        state.threads = n;
-        state.pool = None;
-    }
-    THREADS.store(n, Ordering::Relaxed);
-    Ok(())
 }
 
-/// The pool for `threads` workers, built on first use.
-pub(crate) fn pool() -> Result<Arc<ThreadPool>> {
-    let mut state = STATE.lock().unwrap_or_else(|p| p.into_inner());
-    if state.threads == 0 {
-        state.threads = get_num_threads();
+/// A worker: wait for a new epoch (spin, then park), run chunks of the job, repeat.
+fn worker(shared: &Shared) {
+    let mut seen = shared.epoch.load(Ordering::Acquire);
+    loop {
+        seen = wait_for_epoch(shared, seen);
+        if shared.shutdown.load(Ordering::Acquire) {
+            return;
+        }
+        let job = lock(&shared.job).clone();
+        if let Some(job) = job {
+            job.help();
+        }
     }
-    if let Some(pool) = &state.pool {
-        return Ok(pool.clone());
+}
+
+/// Waits until the epoch differs from `seen` and returns it: spins for [`SPIN`], then parks.
+fn wait_for_epoch(shared: &Shared, seen: u64) -> u64 {
+    let start = Instant::now();
+    let mut spins = 0u32;
+    loop {
+        let epoch = shared.epoch.load(Ordering::Acquire);
+        if epoch != seen {
+            return epoch;
+        }
+        spins = spins.wrapping_add(1);
+        if spins < 256 {
+            std::hint::spin_loop();
+            continue;
+        }
+        if start.elapsed() < SPIN {
+            std::thread::yield_now();
+            continue;
+        }
+        let mut parked = lock(&shared.park);
+        shared.sleepers.fetch_add(1, Ordering::SeqCst);
+        while shared.epoch.load(Ordering::SeqCst) == seen {
+            parked = shared.wake.wait(parked).unwrap_or_else(|p| p.into_inner());
+        }
+        shared.sleepers.fetch_sub(1, Ordering::SeqCst);
+        drop(parked);
+        return shared.epoch.load(Ordering::Acquire);
     }
-    let pool = ThreadPoolBuilder::new()
-        .num_threads(state.threads)
-        .thread_name(|i| format!("ferroiter-{i}"))
+}
+
+/// Locks a mutex whose data stays valid if a holder panicked.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The process-wide pool, built on first use.
+static POOL: Mutex<Option<Arc<Pool>>> = Mutex::new(None);
+
+/// The pool for `threads` threads, or `None` when the loop should run serially. Rebuilds the
+/// pool when the thread count changed or the process forked. Never blocks for long: a forked
+/// child may have inherited the lock held by a parent thread that no longer exists.
+fn pool_for(threads: usize) -> Option<Arc<Pool>> {
+    let mut slot = None;
+    for _ in 0..64 {
+        match POOL.try_lock() {
+            Ok(guard) => {
+                slot = Some(guard);
+                break;
+            }
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                slot = Some(p.into_inner());
+                break;
+            }
+            Err(std::sync::TryLockError::WouldBlock) => std::thread::yield_now(),
+        }
+    }
+    let mut slot = slot?;
+    let pid = std::process::id();
+    match slot.as_ref() {
+        Some(pool) if pool.threads == threads && pool.pid == pid => return Some(pool.clone()),
+        Some(pool) if pool.pid != pid => {
+            // Forked: the workers and any lock they held belong to the parent. Leak the
+            // parent's pool rather than signal threads that do not exist here.
+            std::mem::forget(slot.take());
+        }
+        _ => {}
+    }
+    let pool = Arc::new(Pool::new(threads));
+    *slot = Some(pool.clone());
+    Some(pool)
+}
+
+/// Whether the calling thread is running a chunk of a loop, parallel or serial (then loops it
+/// starts run serially, as torch's nested `parallel_for`s do).
+pub fn in_parallel_region() -> bool {
+    job::in_parallel_region()
+}
+
+/// Runs `f(0)`, ..., `f(count - 1)`, each exactly once, on up to `threads` threads (the
+/// calling one included), returning when all are done. Serial when `count` or `threads` is 1,
+/// inside a chunk of another loop, or while another thread's loop holds the pool. A panic in
+/// `f` becomes an error (the other chunks still run).
+pub fn parallel_for(count: usize, threads: usize, f: &(dyn Fn(usize) + Sync)) -> Result<()> {
+    let pool = if count > 1 && threads > 1 && !in_parallel_region() {
+        pool_for(threads)
+    } else {
+        None
+    };
+    let busy = pool.as_ref().and_then(|p| p.busy.try_lock().ok());
+    let outcome = match (&pool, busy) {
+        (Some(pool), Some(_busy)) => {
+            let outcome = job::run(count, f, |job| pool.publish(job));
+            *lock(&pool.shared.job) = None;
+            outcome
+        }
+        _ => job::run_serial(count, f),
+    };
+    outcome.map_err(|message| Error::value(format!("a parallel loop panicked: {message}")))
+}
+
+/// The rayon pool of the previous executor, kept only so that code written against it still
+/// compiles: it has [`get_num_threads`] threads and is built on first call. New code uses
+/// [`parallel_for`]; delete this (and rayon) once nothing calls it.
+#[allow(dead_code)]
+pub(crate) fn pool() -> Result<Arc<rayon::ThreadPool>> {
+    static RAYON: Mutex<Option<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+    let threads = get_num_threads();
+    let mut slot = lock(&RAYON);
+    if let Some((n, pool)) = slot.as_ref() {
+        if *n == threads {
+            return Ok(pool.clone());
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("ferroiter-rayon-{i}"))
         .build()
         .map_err(|e| Error::value(format!("cannot start the thread pool: {e}")))?;
     let pool = Arc::new(pool);
-    state.pool = Some(pool.clone());
+    *slot = Some((threads, pool.clone()));
     Ok(pool)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU32;
+
+    fn hits(count: usize, threads: usize) -> Vec<u32> {
+        let hits: Vec<AtomicU32> = (0..count).map(|_| AtomicU32::new(0)).collect();
+        parallel_for(count, threads, &|t| {
+            hits[t].fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap();
+        hits.into_iter().map(|h| h.into_inner()).collect()
+    }
+
+    #[test]
+    fn every_chunk_runs_exactly_once() {
+        for threads in [1, 2, 3, 8] {
+            for count in [0, 1, 2, 3, 7, 8, 64] {
+                assert_eq!(hits(count, threads), vec![1; count], "{count} on {threads}");
+            }
+        }
+    }
+
+    #[test]
+    fn nested_loops_run_serially() {
+        let inner_threads: Vec<AtomicU32> = (0..4).map(|_| AtomicU32::new(0)).collect();
+        parallel_for(4, 4, &|t| {
+            assert!(in_parallel_region());
+            let me = std::thread::current().id();
+            parallel_for(3, 4, &|_| {
+                // the nested chunks run on the thread that started them
+                assert_eq!(std::thread::current().id(), me);
+                inner_threads[t].fetch_add(1, Ordering::Relaxed);
+            })
+            .unwrap();
+        })
+        .unwrap();
+        assert!(!in_parallel_region());
+        assert!(inner_threads.iter().all(|n| n.load(Ordering::Relaxed) == 3));
+    }
+
+    #[test]
+    fn a_panic_becomes_an_error_and_the_other_chunks_run() {
+        let done = AtomicU32::new(0);
+        let err = parallel_for(6, 3, &|t| {
+            if t == 2 {
+                panic!("chunk two failed");
+            }
+            done.fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "a parallel loop panicked: chunk two failed"
+        );
+        assert_eq!(done.load(Ordering::Relaxed), 5);
+        // the pool still works afterwards
+        assert_eq!(hits(5, 3), vec![1; 5]);
+    }
+
+    #[test]
+    fn loops_from_many_threads_while_the_count_changes() {
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for i in 0..300 {
+                        let count = 1 + i % 9;
+                        assert_eq!(hits(count, 1 + i % 4), vec![1; count]);
+                    }
+                });
+            }
+            s.spawn(|| {
+                for i in 0..200 {
+                    set_num_threads(1 + i % 5).unwrap();
+                    let threads = get_num_threads();
+                    assert_eq!(hits(4, threads), vec![1; 4]);
+                }
+            });
+        });
+    }
+
+    #[test]
+    fn parked_workers_wake() {
+        assert_eq!(hits(4, 4), vec![1; 4]);
+        std::thread::sleep(SPIN * 20);
+        assert_eq!(hits(4, 4), vec![1; 4]);
+    }
 }

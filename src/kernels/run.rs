@@ -4,19 +4,13 @@
 use crate::error::Result;
 use crate::exec::{for_each, Block};
 use crate::plan::TensorIterator;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-static GRAIN: AtomicUsize = AtomicUsize::new(crate::exec::GRAIN_SIZE);
+pub use crate::settings::grain_size;
 
-/// The grain size kernels run with (torch's 32768 unless changed, e.g. by tests that want
-/// tiny arrays split among threads).
-pub fn grain_size() -> usize {
-    GRAIN.load(Ordering::Relaxed)
-}
-
-/// Sets the grain size kernels run with (at least 1).
+/// Sets the grain size kernels run with (at least 1; [`crate::settings::set_grain_size`]
+/// refuses 0 instead of raising it).
 pub fn set_grain_size(grain: usize) {
-    GRAIN.store(grain.max(1), Ordering::Relaxed);
+    let _ = crate::settings::set_grain_size(grain.max(1));
 }
 
 /// Runs `body` over the plan's blocks with the copy-in and cast-back torch does around it.

@@ -52,6 +52,13 @@ fn _simd_level() -> &'static str {
     detected_simd_level()
 }
 
+/// `_num_threads_source()`: where the thread count came from (an environment variable, the
+/// cores available to the process, or a `set_num_threads` call).
+#[pyfunction]
+fn _num_threads_source() -> &'static str {
+    crate::settings::num_threads_source().1.describe()
+}
+
 /// `_build_info()`: how this extension was compiled, as a dict of strings and flags.
 #[pyfunction]
 fn _build_info(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
@@ -87,6 +94,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(_simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(_build_info, m)?)?;
+    m.add_function(wrap_pyfunction!(_num_threads_source, m)?)?;
     m.add_function(wrap_pyfunction!(empty_cache, m)?)?;
     Ok(())
 }

@@ -252,8 +252,7 @@ impl PyIterator {
         num_threads: Option<usize>,
         grain_size: usize,
     ) -> PyResult<String> {
-        let threads = num_threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let threads = num_threads.unwrap_or_else(crate::settings::get_num_threads);
         Ok(py.detach(|| crate::exec::explain(&self.inner, threads, grain_size))?)
     }
     /// Python-style values (tuples, quoted names, `None`), no Rust debug text.

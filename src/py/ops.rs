@@ -176,22 +176,19 @@ fn set_num_threads(n: i64) -> PyResult<()> {
 
 #[pyfunction]
 fn get_num_threads() -> usize {
-    crate::exec::get_num_threads()
+    crate::settings::get_num_threads()
 }
 
 /// Sets the grain size of every following loop (tests use tiny grains to split small arrays).
 #[pyfunction]
 fn set_grain_size(n: i64) -> PyResult<()> {
-    if n < 1 {
-        return Err(crate::Error::value("set_grain_size expects a positive integer").into());
-    }
-    crate::kernels::run::set_grain_size(n as usize);
-    Ok(())
+    let n = usize::try_from(n).unwrap_or(0);
+    Ok(crate::settings::set_grain_size(n)?)
 }
 
 #[pyfunction]
 fn get_grain_size() -> usize {
-    crate::kernels::run::grain_size()
+    crate::settings::grain_size()
 }
 
 /// The op table as Python sees it, one dict per elementwise function: `name`, `arity`,

@@ -21,6 +21,7 @@
 //! Inputs and outputs may alias (in-place ops): the loops use raw reads and writes, never
 //! references, so aliasing is allowed.
 
+pub(crate) mod job;
 mod loops;
 mod pack;
 mod transpose;
