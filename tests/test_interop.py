@@ -157,6 +157,30 @@ def test_array_interface_round_trip(pair):
         assert nd.strides == a.strides
 
 
+def test_array_interface_memory_outlives_a_resized_out():
+    """numpy's array made through __array_interface__ keeps only the Array object alive; a
+    resized out= re-points that object, so its old storage must stay valid (and unchanged)."""
+    out = fi.full((1 << 16,), 7.0)
+    nd = np.asarray(_InterfaceOnly(out))
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        fi.add(fi.ones((3,)), 1, out=out)
+    assert out.shape == (3,) and out.tolist() == [2.0, 2.0, 2.0]
+    fi.empty_cache()
+    _ = [fi.zeros((1 << 16,)) for _ in range(4)]  # would reuse freed memory
+    assert nd.shape == (1 << 16,) and (nd == 7.0).all()
+
+
+class _InterfaceOnly:
+    """Exposes an Array to numpy through __array_interface__ only (no buffer protocol)."""
+
+    def __init__(self, a):
+        self._a = a
+
+    @property
+    def __array_interface__(self):
+        return self._a.__array_interface__
+
+
 @given(layout_pairs(max_ops=3))
 def test_np_asarray_is_zero_copy(pair):
     a, t = pair

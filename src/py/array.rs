@@ -7,7 +7,8 @@ use super::PyMemoryFormat;
 use crate::{Array, Scalar};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use std::sync::{PoisonError, RwLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError, RwLock};
 
 /// A strided array with torch's layout semantics (sizes and strides in elements).
 ///
@@ -18,12 +19,20 @@ use std::sync::{PoisonError, RwLock};
 #[pyclass(name = "Array", module = "ferroiter", frozen)]
 pub struct PyArray {
     cell: RwLock<Array>,
+    /// Arrays this object held before a resize re-pointed it, kept only once a raw data
+    /// pointer was handed out through `__array_interface__`: numpy's array made from it names
+    /// this object as its owner, so the old storage must live as long as the object does.
+    retired: Mutex<Vec<Array>>,
+    /// Whether `__array_interface__` has handed out a pointer.
+    pointer_exported: AtomicBool,
 }
 
 impl From<Array> for PyArray {
     fn from(inner: Array) -> Self {
         PyArray {
             cell: RwLock::new(inner),
+            retired: Mutex::new(Vec::new()),
+            pointer_exported: AtomicBool::new(false),
         }
     }
 }
@@ -36,9 +45,25 @@ impl PyArray {
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
-    /// Re-points this object at another array (a resized `out=`).
+    /// Re-points this object at another array (a resized `out=`); the old one is kept alive
+    /// if a raw pointer into it was exported (see `retired`).
     pub(crate) fn replace(&self, array: Array) {
-        *self.cell.write().unwrap_or_else(PoisonError::into_inner) = array;
+        let old = std::mem::replace(
+            &mut *self.cell.write().unwrap_or_else(PoisonError::into_inner),
+            array,
+        );
+        if self.pointer_exported.load(Ordering::SeqCst) {
+            self.retired
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(old);
+        }
+    }
+    /// The core array, noting that a raw pointer into it leaves for a consumer that keeps
+    /// only this object alive (numpy's `__array_interface__`).
+    pub(crate) fn array_for_pointer_export(&self) -> Array {
+        self.pointer_exported.store(true, Ordering::SeqCst);
+        self.array()
     }
 }
 

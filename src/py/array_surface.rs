@@ -440,7 +440,7 @@ impl PyArray {
     /// bfloat16 has no typestr: numpy then uses `__array__` (with ml_dtypes).
     #[getter]
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let a = self.array();
+        let a = self.array_for_pointer_export();
         let typestr = typestr(a.dtype()).ok_or_else(|| {
             PyAttributeError::new_err(format!(
                 "__array_interface__ has no typestr for {}",
