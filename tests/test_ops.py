@@ -69,7 +69,9 @@ UNARY = [
     "neg",
     "abs",
     "exp",
+    "expm1",
     "log",
+    "log1p",
     "sqrt",
     "sin",
     "cos",
@@ -82,7 +84,7 @@ UNARY = [
     "bitwise_not",
     "logical_not",
 ]
-TRANSCENDENTAL = {"exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "pow"}
+TRANSCENDENTAL = {"exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tanh", "sigmoid", "pow"}
 #: complex results that round differently in torch's own vector and scalar loops (fused
 #: multiply-adds in the scalar loop; complex `neg` is `0 - z` in the vector loop, `-z` in the
 #: scalar one, so the sign of a zero part depends on the element's position): compared with a

@@ -435,8 +435,14 @@ def abs(a: _ArrayIn, *, out: Array | None = None) -> Array:
 def exp(a: _ArrayIn, *, out: Array | None = None) -> Array:
     """``e ** a`` (integers promote to float)."""
 
+def expm1(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """``e ** a - 1``, accurate near 0 (integers promote to float)."""
+
 def log(a: _ArrayIn, *, out: Array | None = None) -> Array:
     """Natural logarithm (integers promote to float)."""
+
+def log1p(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """``log(1 + a)``, accurate near 0 (integers promote to float)."""
 
 def sqrt(a: _ArrayIn, *, out: Array | None = None) -> Array:
     """Square root (integers promote to float)."""
