@@ -179,7 +179,8 @@ fn bench_vecmath(c: &mut Criterion) {
     for threads in [1usize, 2] {
         ferroiter::exec::set_num_threads(threads).unwrap();
         for dtype in [DType::F32, DType::F64] {
-            let x = Array::full(&[n], Scalar::Float(0.75), dtype, MemoryFormat::Contiguous).unwrap();
+            let x =
+                Array::full(&[n], Scalar::Float(0.75), dtype, MemoryFormat::Contiguous).unwrap();
             let out = x.empty_like(None, MemoryFormat::Contiguous).unwrap();
             group.throughput(Throughput::Elements(n as u64));
             for op in ops {

@@ -51,7 +51,12 @@ fn level() -> Level {
 /// `a` addresses `n` readable `In`s and `o` `n` writable `Out`s, both aligned; they either
 /// coincide or do not overlap.
 #[inline(always)]
-unsafe fn lanes_row<const N: usize, K: LaneMap<N>>(k: K, o: *mut K::Out, a: *const K::In, n: usize) {
+unsafe fn lanes_row<const N: usize, K: LaneMap<N>>(
+    k: K,
+    o: *mut K::Out,
+    a: *const K::In,
+    n: usize,
+) {
     let mut i = 0;
     while i + N <= n {
         // SAFETY: `i + N <= n`; `[T; N]` has `T`'s alignment.

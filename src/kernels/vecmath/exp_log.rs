@@ -11,15 +11,15 @@
 
 #![forbid(unsafe_code)]
 
-use super::lane::{pow2, round_int, select, two_sum};
+use super::lane::{pow2, recip_lite, round_int, select, two_sum};
 
 /// ln 2 in two parts: the double nearest ln 2, then the double nearest the rest.
 pub(super) const LN2_HI: f64 = std::f64::consts::LN_2;
 pub(super) const LN2_LO: f64 = 2.3190468138462996e-17;
 /// ln 2 split for `log`: 42 significant bits (so `e·LN2_HI_SHORT` is exact for every
 /// exponent of an f64), then the rest.
-const LN2_HI_SHORT: f64 = 6.931_471_803_691_238_164_90e-1;
-const LN2_LO_SHORT: f64 = 1.908_214_929_270_587_700_02e-10;
+const LN2_HI_SHORT: f64 = 6.931_471_803_691_238e-1;
+const LN2_LO_SHORT: f64 = 1.908_214_929_270_587_7e-10;
 
 /// `1/n!` for n = 2..=13: `Q(r) = Σ r^(n-2)/n!`.
 const EXP_Q: [f64; 12] = [
@@ -88,7 +88,11 @@ pub(super) fn exp_dd(x: f64) -> (f64, f64, i64) {
 #[inline(always)]
 pub fn exp<const LITE: bool>(x: f64) -> f64 {
     // beyond these the result is inf or 0 (NaN compares false and passes)
-    let (lowest, highest) = if LITE { (-110.0, 90.0) } else { (-746.0, 710.0) };
+    let (lowest, highest) = if LITE {
+        (-110.0, 90.0)
+    } else {
+        (-746.0, 710.0)
+    };
     let x = select(x > highest, highest, x);
     let x = select(x < lowest, lowest, x);
     let (hi, lo, ki) = reduce_ln2::<LITE>(x);
@@ -151,7 +155,11 @@ const LOG_R: [f64; 11] = [
 /// `e·ln2 + log(1 + f) + c` for `f ∈ [√½ - 1, √2 - 1)` and a small correction `c`.
 #[inline(always)]
 fn log_parts<const LITE: bool>(e: f64, f: f64, c: f64) -> f64 {
-    let s = f / (2.0 + f);
+    let s = if LITE {
+        f * recip_lite(2.0 + f)
+    } else {
+        f / (2.0 + f)
+    };
     let z = s * s;
     let r = z * if LITE {
         horner(&LOG_R[..7], z)
@@ -192,7 +200,9 @@ fn special_log(u: f64, x: f64, v: f64) -> f64 {
 pub fn log1p<const LITE: bool>(x: f64) -> f64 {
     let (u, err) = two_sum(1.0, x);
     let (e, f) = split_exponent(u);
-    let v = log_parts::<LITE>(e, f, err / u);
+    // (err is 0 unless |x| < 2^-29 or huge: a rough quotient is plenty for LITE)
+    let c = if LITE { err * recip_lite(u) } else { err / u };
+    let v = log_parts::<LITE>(e, f, c);
     let v = special_log(u, x, v);
     select(x.abs() < 1e-300, x, v)
 }

@@ -1,12 +1,12 @@
 //! `tanh` and `sigmoid` of one f64 lane, branch-free. Both are quotients of `1 ± exp`, which
 //! a rounded `exp` would leave up to 2 ulp off: the f64 versions take `exp` as a
 //! double-double ([`exp_dd`]) and correct the quotient by one Newton step; the float32 ones
-//! (`LITE`) compute in f64, far below an f32 ulp.
+//! (`LITE`) compute in f64 with an f32 reciprocal refined once, far below an f32 ulp.
 
 #![forbid(unsafe_code)]
 
 use super::exp_log::{exp, exp_dd, horner};
-use super::lane::{pow2, select, two_sum};
+use super::lane::{pow2, recip_lite, select, two_sum};
 
 /// `(tanh(x) - x)/x³` in `z = x²`: the Taylor coefficients of tanh from x³ to x^25.
 const TANH_T: [f64; 12] = [
@@ -42,7 +42,7 @@ pub fn tanh<const LITE: bool>(x: f64) -> f64 {
     if LITE {
         // 1 - 2/(exp(2x) + 1); below 2^-13 x(1 - x²/3), where that would cancel
         let small = x * (1.0 - x * x / 3.0);
-        let large = 1.0 - 2.0 / (exp::<true>(2.0 * x) + 1.0);
+        let large = 1.0 - 2.0 * recip_lite(exp::<true>(2.0 * x) + 1.0);
         return select(x.abs() < 1.0 / 8192.0, small, large);
     }
     let z = x * x;
@@ -70,7 +70,7 @@ const F32_OVERFLOW: f64 = 3.402_823_567_797_336_6e38;
 pub fn sigmoid<const LITE: bool>(x: f64) -> f64 {
     if LITE {
         let e = exp::<true>(-x);
-        return select(e >= F32_OVERFLOW, 0.0, 1.0 / (1.0 + e));
+        return select(e >= F32_OVERFLOW, 0.0, recip_lite(1.0 + e));
     }
     let y = -x;
     let y = select(y > 710.0, 710.0, y);

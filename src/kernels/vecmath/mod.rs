@@ -58,22 +58,15 @@ fn lane<const F: u8, const LITE: bool>(x: f64) -> f64 {
 /// result for the lanes past the reduction bound, when there are any.
 #[inline(always)]
 fn apply<const F: u8, const LITE: bool, const N: usize>(x: [f64; N]) -> [f64; N] {
-    let mut y = [0.0; N];
-    for i in 0..N {
-        y[i] = lane::<F, LITE>(x[i]);
-    }
+    let mut y = x.map(lane::<F, LITE>);
     if F == func::SIN || F == func::COS {
         let beyond = x
             .iter()
             .fold(false, |b, v| b | (v.abs() > trig::REDUCTION_BOUND));
         if beyond {
-            for i in 0..N {
-                if x[i].abs() > trig::REDUCTION_BOUND {
-                    y[i] = if F == func::SIN {
-                        x[i].sin()
-                    } else {
-                        x[i].cos()
-                    };
+            for (yi, &xi) in y.iter_mut().zip(&x) {
+                if xi.abs() > trig::REDUCTION_BOUND {
+                    *yi = if F == func::SIN { xi.sin() } else { xi.cos() };
                 }
             }
         }
@@ -104,16 +97,8 @@ impl<T: Compute<Op = f32>, const F: u8, const N: usize> LaneMap<N> for Lanes32<T
     type Out = T;
     #[inline(always)]
     fn block(&self, x: [T; N]) -> [T; N] {
-        let mut wide = [0.0; N];
-        for i in 0..N {
-            wide[i] = x[i].up() as f64;
-        }
-        let y = apply::<F, true, N>(wide);
-        let mut out = [T::default(); N];
-        for i in 0..N {
-            out[i] = T::down(y[i] as f32);
-        }
-        out
+        let y = apply::<F, true, N>(x.map(|v| v.up() as f64));
+        y.map(|v| T::down(v as f32))
     }
 }
 

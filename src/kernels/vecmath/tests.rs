@@ -55,8 +55,11 @@ fn sigmoid_ref32(x: f64) -> f64 {
     }
 }
 
+/// A function's name, its f32 kernel and its f64 reference.
+type Case32 = (&'static str, fn(f32) -> f32, fn(f64) -> f64);
+
 /// The f32 functions and their f64 references.
-fn cases32() -> Vec<(&'static str, fn(f32) -> f32, fn(f64) -> f64)> {
+fn cases32() -> Vec<Case32> {
     vec![
         ("exp", eval32::<{ func::EXP }>, f64::exp),
         ("expm1", eval32::<{ func::EXPM1 }>, f64::exp_m1),
@@ -70,7 +73,11 @@ fn cases32() -> Vec<(&'static str, fn(f32) -> f32, fn(f64) -> f64)> {
 }
 
 /// The worst ulp distance of `f` from `reference` rounded to f32 over `xs`.
-fn worst32(f: fn(f32) -> f32, reference: fn(f64) -> f64, xs: impl Iterator<Item = f32>) -> (u64, f32) {
+fn worst32(
+    f: fn(f32) -> f32,
+    reference: fn(f64) -> f64,
+    xs: impl Iterator<Item = f32>,
+) -> (u64, f32) {
     let mut worst = (0, 0.0);
     for x in xs {
         let d = ulps32(f(x), reference(x as f64) as f32);
@@ -149,7 +156,10 @@ fn float32_special_values() {
     assert!(tanh(f32::NAN).is_nan());
     let sigmoid = eval32::<{ func::SIGMOID }>;
     assert_eq!(sigmoid(-89.0), 0.0);
-    assert_eq!((sigmoid(f32::INFINITY), sigmoid(f32::NEG_INFINITY)), (1.0, 0.0));
+    assert_eq!(
+        (sigmoid(f32::INFINITY), sigmoid(f32::NEG_INFINITY)),
+        (1.0, 0.0)
+    );
     assert!(sigmoid(f32::NAN).is_nan());
 }
 
@@ -223,6 +233,9 @@ fn float64_special_values() {
     assert_eq!((tanh(f64::INFINITY), tanh(-50.0)), (1.0, -1.0));
     let sigmoid = eval64::<{ func::SIGMOID }>;
     assert_eq!(sigmoid(-710.0), 0.0); // torch: exp(710) overflows
-    assert_eq!((sigmoid(f64::INFINITY), sigmoid(f64::NEG_INFINITY)), (1.0, 0.0));
+    assert_eq!(
+        (sigmoid(f64::INFINITY), sigmoid(f64::NEG_INFINITY)),
+        (1.0, 0.0)
+    );
     assert!(sigmoid(f64::NAN).is_nan() && tanh(f64::NAN).is_nan());
 }
