@@ -57,8 +57,14 @@ fn lane<const F: u8, const LITE: bool>(x: f64) -> f64 {
 /// Function `F` of `N` lanes: the vectorized lane code, then (sin and cos only) the libm
 /// result for the lanes past the reduction bound, when there are any.
 #[inline(always)]
+#[allow(clippy::needless_range_loop)]
 fn apply<const F: u8, const LITE: bool, const N: usize>(x: [f64; N]) -> [f64; N] {
-    let mut y = x.map(lane::<F, LITE>);
+    // index loops, not `array::map`: map's body is a function of its own, compiled without
+    // the target features of the copy this is inlined into (so scalar, and `mul_add` a call)
+    let mut y = [0.0; N];
+    for i in 0..N {
+        y[i] = lane::<F, LITE>(x[i]);
+    }
     if F == func::SIN || F == func::COS {
         let beyond = x
             .iter()
@@ -96,9 +102,18 @@ impl<T: Compute<Op = f32>, const F: u8, const N: usize> LaneMap<N> for Lanes32<T
     type In = T;
     type Out = T;
     #[inline(always)]
+    #[allow(clippy::needless_range_loop)]
     fn block(&self, x: [T; N]) -> [T; N] {
-        let y = apply::<F, true, N>(x.map(|v| v.up() as f64));
-        y.map(|v| T::down(v as f32))
+        let mut wide = [0.0; N];
+        for i in 0..N {
+            wide[i] = x[i].up() as f64;
+        }
+        let y = apply::<F, true, N>(wide);
+        let mut out = [T::default(); N];
+        for i in 0..N {
+            out[i] = T::down(y[i] as f32);
+        }
+        out
     }
 }
 
