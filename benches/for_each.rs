@@ -160,5 +160,39 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The vector math kernels, float32 and float64, 16M elements into an `out=`, at 1 and 2
+/// threads: compute-bound rows (compare with `python -m ferroiter bench`'s torch column).
+fn bench_vecmath(c: &mut Criterion) {
+    let mut group = c.benchmark_group("vecmath");
+    group.sample_size(10);
+    let n = 1 << 24;
+    let ops = [
+        UnaryOp::Exp,
+        UnaryOp::Expm1,
+        UnaryOp::Log,
+        UnaryOp::Log1p,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Tanh,
+        UnaryOp::Sigmoid,
+    ];
+    for threads in [1usize, 2] {
+        ferroiter::exec::set_num_threads(threads).unwrap();
+        for dtype in [DType::F32, DType::F64] {
+            let x =
+                Array::full(&[n], Scalar::Float(0.75), dtype, MemoryFormat::Contiguous).unwrap();
+            let out = x.empty_like(None, MemoryFormat::Contiguous).unwrap();
+            group.throughput(Throughput::Elements(n as u64));
+            for op in ops {
+                let id = format!("{} {:?} 16M into out", op.name(), dtype);
+                group.bench_function(BenchmarkId::new(id, threads), |b| {
+                    b.iter(|| unary(op, &x, Some(out.clone())).unwrap())
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_vecmath);
 criterion_main!(benches);

@@ -351,7 +351,7 @@ pub fn infer_view_shape(shape: &[i64], numel: usize) -> Result<Vec<usize>> {
         }
     }
     let mut out: Vec<usize> = shape.iter().map(|&s| s.max(0) as usize).collect();
-    let fits = numel == known || (inferred.is_some() && known > 0 && numel % known == 0);
+    let fits = numel == known || (inferred.is_some() && known > 0 && numel.is_multiple_of(known));
     if !fits {
         return Err(Error::value(format!(
             "shape '{}' is invalid for input of size {numel}",

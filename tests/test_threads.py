@@ -13,13 +13,14 @@ import threading
 import time
 import warnings
 
-import ferroiter as fi
 import numpy as np
 import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
 from op_cases import parallelism
+
+import ferroiter as fi
 
 SMALL_GRAIN = 16
 

@@ -24,8 +24,7 @@ if TYPE_CHECKING:
 #: The public API: everything the extension exports (generated from its op table and
 #: registrations), plus what this file defines.
 __all__ = sorted(
-    {name for name in dir(_ferroiter) if not name.startswith("_")}
-    | {"asarray", "show_config"}
+    {name for name in dir(_ferroiter) if not name.startswith("_")} | {"asarray", "show_config"}
 )
 
 # Python numbers default like torch's: float -> float32, complex -> complex64.

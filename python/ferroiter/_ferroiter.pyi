@@ -48,7 +48,11 @@ _Shape: TypeAlias = SupportsIndex | Sequence[SupportsIndex]
 _IndexItem: TypeAlias = SupportsIndex | slice | EllipsisType | None
 # A __getitem__/__setitem__ key: basic entries, or index arrays, lists and masks among them.
 _Key: TypeAlias = (
-    _IndexItem | Array | np.ndarray[Any, Any] | list[Any] | tuple[_IndexItem | Array | np.ndarray[Any, Any] | list[Any], ...]
+    _IndexItem
+    | Array
+    | np.ndarray[Any, Any]
+    | list[Any]
+    | tuple[_IndexItem | Array | np.ndarray[Any, Any] | list[Any], ...]
 )
 # An array operand: an Array, or a numpy array (viewed, not copied).
 _ArrayIn: TypeAlias = Array | np.ndarray[Any, Any]
@@ -256,9 +260,7 @@ class Array:
     @property
     def __array_interface__(self) -> dict[str, Any]:
         """numpy's array interface, version 3 (no bfloat16: numpy then uses ``__array__``)."""
-    def __array_ufunc__(
-        self, ufunc: np.ufunc, method: str, /, *inputs: Any, **kwargs: Any
-    ) -> Any:
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, /, *inputs: Any, **kwargs: Any) -> Any:
         """numpy ufuncs: ferroiter's kernel where it has the op, numpy's result elsewhere."""
     def __array_function__(
         self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any], /
@@ -535,8 +537,14 @@ def abs(a: _ArrayIn, *, out: Array | None = None) -> Array:
 def exp(a: _ArrayIn, *, out: Array | None = None) -> Array:
     """``e ** a`` (integers promote to float)."""
 
+def expm1(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """``e ** a - 1``, accurate near 0 (integers promote to float)."""
+
 def log(a: _ArrayIn, *, out: Array | None = None) -> Array:
     """Natural logarithm (integers promote to float)."""
+
+def log1p(a: _ArrayIn, *, out: Array | None = None) -> Array:
+    """``log(1 + a)``, accurate near 0 (integers promote to float)."""
 
 def sqrt(a: _ArrayIn, *, out: Array | None = None) -> Array:
     """Square root (integers promote to float)."""

@@ -3,6 +3,7 @@
 //! itself (integers wrap on overflow, as in torch).
 
 use super::element::{Bool, Element, C128, C64};
+use super::vecmath::{eval32, eval64, func};
 use half::{bf16, f16};
 
 /// An element type and the type it computes in.
@@ -375,7 +376,11 @@ impl Bitwise for Bool {
 /// Transcendental functions (floats and complex numbers).
 pub trait Transcendental: TrueDiv {
     fn exp(self) -> Self;
+    /// `exp(x) - 1`, accurate near 0.
+    fn exp_m1(self) -> Self;
     fn ln(self) -> Self;
+    /// `log(1 + x)`, accurate near 0.
+    fn ln_1p(self) -> Self;
     fn sqrt(self) -> Self;
     fn sin(self) -> Self;
     fn cos(self) -> Self;
@@ -458,10 +463,12 @@ pub fn tanh_f32(x: f32) -> f32 {
 }
 
 macro_rules! float_transcendental {
-    ($($t:ty, exp: $exp:expr, tanh: $tanh:expr, sigmoid: $sigmoid:expr);*) => {$(
+    ($($t:ty, exp: $exp:expr, expm1: $expm1:expr, log1p: $log1p:expr, tanh: $tanh:expr, sigmoid: $sigmoid:expr);*) => {$(
         impl Transcendental for $t {
             #[inline(always)] fn exp(self) -> Self { $exp(self) }
+            #[inline(always)] fn exp_m1(self) -> Self { $expm1(self) }
             #[inline(always)] fn ln(self) -> Self { <$t>::ln(self) }
+            #[inline(always)] fn ln_1p(self) -> Self { $log1p(self) }
             #[inline(always)] fn sqrt(self) -> Self { <$t>::sqrt(self) }
             #[inline(always)] fn sin(self) -> Self { <$t>::sin(self) }
             #[inline(always)] fn cos(self) -> Self { <$t>::cos(self) }
@@ -473,9 +480,11 @@ macro_rules! float_transcendental {
 // torch's float tanh (MKL) is correctly rounded nearly always; libm's tanhf is not (up to 2
 // ulp): float tanh is computed in double and rounded once (tanh_f32).
 float_transcendental!(
-    f32, exp: exp_f32, tanh: tanh_f32, sigmoid: sigmoid_f32;
+    f32, exp: exp_f32, expm1: eval32::<{ func::EXPM1 }>, log1p: eval32::<{ func::LOG1P }>,
+    tanh: tanh_f32, sigmoid: sigmoid_f32;
     // torch's scalar formula (its strided loop), in double
-    f64, exp: f64::exp, tanh: f64::tanh, sigmoid: |x: f64| 1.0 / (1.0 + (-x).exp())
+    f64, exp: f64::exp, expm1: eval64::<{ func::EXPM1 }>, log1p: eval64::<{ func::LOG1P }>,
+    tanh: f64::tanh, sigmoid: |x: f64| 1.0 / (1.0 + (-x).exp())
 );
 
 /// `tanh(x + iy)` as glibc's `ctanh` computes it (no cancellation near the poles):
@@ -518,6 +527,30 @@ fn log_abs(x: f64, y: f64) -> f64 {
         x.hypot(y).ln()
     }
 }
+/// `exp(z) - 1` without cancellation near 0: the real part `expm1(x)·cos y - 2 sin²(y/2)`
+/// (`cos y - 1 = -2 sin²(y/2)`), the imaginary part `exp(x)·sin y`; a zero imaginary part is
+/// kept, as for `exp`.
+fn complex_expm1(x: f64, y: f64) -> (f64, f64) {
+    if y == 0.0 {
+        return (x.exp_m1(), y);
+    }
+    let half_sin = (0.5 * y).sin();
+    let re = x.exp_m1().mul_add(y.cos(), -2.0 * half_sin * half_sin);
+    (re, x.exp() * y.sin())
+}
+
+/// `log(1 + z)` without cancellation near 0: `log|1 + z| = ½·log1p(2x + x² + y²)` while
+/// that sum is small, else from the modulus; the argument of `1 + z`.
+fn complex_log1p(x: f64, y: f64) -> (f64, f64) {
+    let u = 1.0 + x;
+    if x.abs() < 0.5 && y.abs() < 0.5 {
+        let s = x.mul_add(2.0 + x, y * y);
+        (0.5 * s.ln_1p(), y.atan2(u))
+    } else {
+        (log_abs(u, y), y.atan2(u))
+    }
+}
+
 macro_rules! complex_transcendental {
     ($($t:ty),*) => {$(
         impl Transcendental for $t {
@@ -529,8 +562,16 @@ macro_rules! complex_transcendental {
                     <$t>::exp(self)
                 }
             }
+            fn exp_m1(self) -> Self {
+                let (re, im) = complex_expm1(self.re as f64, self.im as f64);
+                <$t>::new(re as _, im as _)
+            }
             fn ln(self) -> Self {
                 <$t>::new(log_abs(self.re as f64, self.im as f64) as _, self.im.atan2(self.re))
+            }
+            fn ln_1p(self) -> Self {
+                let (re, im) = complex_log1p(self.re as f64, self.im as f64);
+                <$t>::new(re as _, im as _)
             }
             fn sqrt(self) -> Self { <$t>::sqrt(self) }
             fn sin(self) -> Self { <$t>::sin(self) }

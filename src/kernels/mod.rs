@@ -6,7 +6,8 @@
 //! - [`args`]: operands (arrays or Python numbers) and torch's rules for numbers;
 //! - [`binary`], [`pow`], [`unary`], [`ternary`]: the functions, by family;
 //! - [`copy`]: `copy_` and dtype conversion; [`run`]: copy-in / cast-back around a loop;
-//! - [`element`], [`math`], [`halfconv`]: element types and their scalar math;
+//! - [`element`], [`math`], [`halfconv`]: element types and their scalar math; [`vecmath`]:
+//!   the vector kernels of exp, expm1, log, log1p, sin, cos, tanh and sigmoid;
 //!   [`dispatch`]: the one place a runtime dtype becomes a Rust type.
 
 #![forbid(unsafe_code)]
@@ -23,6 +24,7 @@ pub mod run;
 pub mod table;
 pub mod ternary;
 pub mod unary;
+pub mod vecmath;
 
 pub use args::Arg;
 pub use binary::binary;

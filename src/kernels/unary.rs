@@ -59,7 +59,9 @@ where
 {
     match op {
         UnaryOp::Exp => run_unary_fn::<T>(plan, Transcendental::exp),
+        UnaryOp::Expm1 => run_unary_fn::<T>(plan, Transcendental::exp_m1),
         UnaryOp::Log => run_unary_fn::<T>(plan, Transcendental::ln),
+        UnaryOp::Log1p => run_unary_fn::<T>(plan, Transcendental::ln_1p),
         UnaryOp::Sqrt => run_unary_fn::<T>(plan, Transcendental::sqrt),
         UnaryOp::Sin => run_unary_fn::<T>(plan, Transcendental::sin),
         UnaryOp::Cos => run_unary_fn::<T>(plan, Transcendental::cos),
@@ -109,7 +111,11 @@ pub fn unary(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
             dispatch_ordered!(dtype, T => run_unary_ordered::<T>(&plan, op)?, else return Err(ni()))
         }
         _ => {
-            dispatch_inexact!(dtype, T => run_transcendental::<T>(&plan, op)?, else return Err(ni()))
+            if let Some(done) = super::vecmath::run_vector(&plan, op, dtype) {
+                done?;
+            } else {
+                dispatch_inexact!(dtype, T => run_transcendental::<T>(&plan, op)?, else return Err(ni()))
+            }
         }
     }
     Ok(plan.output(0)?.clone())

@@ -44,7 +44,7 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
         let fields = npyffi::_PyArray_GET_ITEM_DATA(arr.as_array_ptr());
         ((*fields).data as *mut u8, (*fields).flags)
     };
-    if (data as usize) % dtype.itemsize() != 0 {
+    if !(data as usize).is_multiple_of(dtype.itemsize()) {
         return Err(Error::value("from_numpy: the array's data is not aligned to its item size; pass np.require(a, requirements='A')").into());
     }
     // The storage spans exactly the elements the ndarray reaches; element 0 sits `-lo` in.

@@ -1,7 +1,8 @@
 //! The raw-pointer half of execution, and with `storage.rs` and the binding's
 //! `numpy_bridge.rs` the only `unsafe` of the crate: the walk that turns a plan into 2-D
 //! [`Block`]s of operand pointers ([`walk`]), the typed inner loops over a block ([`loops`]),
-//! and the packing of tiles into scratch ([`pack`]). Crate-private: only [`Block`] is public,
+//! the vector math kernels' lane loops in their AVX2/AVX-512 copies ([`lanes`]), and the
+//! packing of tiles into scratch ([`pack`]). Crate-private: only [`Block`] is public,
 //! read-only, for the closures of [`for_each`](crate::exec::for_each).
 //!
 //! Every `unsafe` here rests on what `build()` established once for the plan:
@@ -22,11 +23,13 @@
 //! references, so aliasing is allowed.
 
 pub(crate) mod job;
+mod lanes;
 mod loops;
 mod pack;
 mod transpose;
 mod walk;
 
+pub(crate) use lanes::{map1_lanes, LaneMap};
 pub(crate) use loops::{copy_bytes, map1, map2, map2_widened, map3};
 pub(crate) use walk::Walk;
 

@@ -1,0 +1,178 @@
+//! `out = f(a)` over a block, computed `N` lanes at a time by a [`LaneMap`] (the vector math
+//! kernels), in the widest copy the CPU runs: AVX-512, AVX2+FMA or the baseline build, chosen
+//! at run time (the wheel stays portable). Every path — contiguous rows, their tails, a
+//! broadcast scalar, strided rows — feeds the same lane function, so a value's result never
+//! depends on where it sits. Raw memory: see the invariants in [`super`].
+
+use super::{get, put, Block};
+use crate::exec::InnerLoop;
+use std::mem::size_of;
+use std::sync::OnceLock;
+
+/// A function of `N` lanes at a time: branch-free per-lane code over arrays, which LLVM
+/// compiles to vector instructions of whatever width the copy it is inlined into allows.
+pub(crate) trait LaneMap<const N: usize>: Copy + Send + Sync {
+    type In: Copy;
+    type Out: Copy;
+    /// The function on `N` lanes. Implementations are `#[inline(always)]` so that they
+    /// compile into each copy of [`lanes_row`] with that copy's CPU features.
+    fn block(&self, x: [Self::In; N]) -> [Self::Out; N];
+}
+
+/// The widest instruction set this CPU runs, detected once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Baseline,
+    Avx2,
+    Avx512,
+}
+
+fn level() -> Level {
+    static LEVEL: OnceLock<Level> = OnceLock::new();
+    *LEVEL.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f") && has!("avx2") && has!("fma") {
+                return Level::Avx512;
+            }
+            if has!("avx2") && has!("fma") {
+                return Level::Avx2;
+            }
+        }
+        Level::Baseline
+    })
+}
+
+/// `o[i] = k(a[i])` for `i < n`, `N` lanes at a time; the last partial block is padded with
+/// copies of `a[0]`. Reads before writes within a block, so `o` may be `a` (in place).
+///
+/// # Safety
+/// `a` addresses `n` readable `In`s and `o` `n` writable `Out`s, both aligned; they either
+/// coincide or do not overlap.
+#[inline(always)]
+unsafe fn lanes_row<const N: usize, K: LaneMap<N>>(
+    k: K,
+    o: *mut K::Out,
+    a: *const K::In,
+    n: usize,
+) {
+    let mut i = 0;
+    while i + N <= n {
+        // SAFETY: `i + N <= n`; `[T; N]` has `T`'s alignment.
+        unsafe {
+            let x = (a.add(i) as *const [K::In; N]).read();
+            (o.add(i) as *mut [K::Out; N]).write(k.block(x));
+        }
+        i += N;
+    }
+    if i < n {
+        // SAFETY: `i < n`, and every index read or written below is `< n`.
+        unsafe {
+            let mut x = [a.read(); N];
+            for (j, v) in x.iter_mut().enumerate().take(n - i) {
+                *v = a.add(i + j).read();
+            }
+            let y = k.block(x);
+            for (j, v) in y.iter().enumerate().take(n - i) {
+                o.add(i + j).write(*v);
+            }
+        }
+    }
+}
+
+/// [`lanes_row`] compiled for AVX2 and FMA.
+///
+/// # Safety
+/// As for [`lanes_row`], and the CPU has AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn lanes_row_avx2<const N: usize, K: LaneMap<N>>(
+    k: K,
+    o: *mut K::Out,
+    a: *const K::In,
+    n: usize,
+) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { lanes_row(k, o, a, n) }
+}
+
+/// [`lanes_row`] compiled for AVX-512 (F), AVX2 and FMA.
+///
+/// # Safety
+/// As for [`lanes_row`], and the CPU has AVX-512F, AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn lanes_row_avx512<const N: usize, K: LaneMap<N>>(
+    k: K,
+    o: *mut K::Out,
+    a: *const K::In,
+    n: usize,
+) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { lanes_row(k, o, a, n) }
+}
+
+/// [`lanes_row`] in the widest copy this CPU runs.
+///
+/// # Safety
+/// As for [`lanes_row`].
+#[inline(always)]
+unsafe fn lanes_row_widest<const N: usize, K: LaneMap<N>>(
+    k: K,
+    o: *mut K::Out,
+    a: *const K::In,
+    n: usize,
+) {
+    match level() {
+        // SAFETY: the caller's guarantees, and `level()` detected the features.
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx512 => unsafe { lanes_row_avx512(k, o, a, n) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2 => unsafe { lanes_row_avx2(k, o, a, n) },
+        // SAFETY: guaranteed by the caller.
+        _ => unsafe { lanes_row(k, o, a, n) },
+    }
+}
+
+/// `out = k(a)` over a block (operands: out, a): contiguous rows in the widest vector copy,
+/// a broadcast input computed once per row, strided rows gathered `N` lanes at a time.
+pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
+    let (so, sa) = (blk.strides0[0], blk.strides0[1]);
+    let sizes = [size_of::<K::Out>(), size_of::<K::In>()];
+    let path = InnerLoop::of(blk.strides0, &sizes, 1);
+    let n = blk.size0;
+    for j in 0..blk.size1 {
+        let (po, pa) = (blk.row(0, j), blk.row(1, j) as *const u8);
+        // SAFETY: module invariants; every index is `< size0`.
+        unsafe {
+            match path {
+                InnerLoop::Vectorized => {
+                    lanes_row_widest(k, po as *mut K::Out, pa as *const K::In, n);
+                }
+                _ if sa == 0 && n > 0 => {
+                    let v = k.block([get::<K::In>(pa, 0, 0); N])[0];
+                    for i in 0..n {
+                        put(po, i, so, v);
+                    }
+                }
+                _ => {
+                    let mut i = 0;
+                    while i < n {
+                        let m = N.min(n - i);
+                        let mut x = [get::<K::In>(pa, i, sa); N];
+                        for (l, v) in x.iter_mut().enumerate().take(m) {
+                            *v = get::<K::In>(pa, i + l, sa);
+                        }
+                        let y = k.block(x);
+                        for (l, v) in y.iter().enumerate().take(m) {
+                            put(po, i + l, so, *v);
+                        }
+                        i += m;
+                    }
+                }
+            }
+        }
+    }
+}

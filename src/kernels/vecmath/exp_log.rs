@@ -1,0 +1,208 @@
+//! `exp`, `expm1`, `log` and `log1p` of one f64 lane, branch-free (every `if` is a select of
+//! two computed values, so a loop over lanes vectorizes). `LITE` is the float32 flavour: the
+//! argument came from an f32 and the result will be rounded to f32, so shorter polynomials
+//! (relative error below 1e-11) and no subnormal or double-double care are needed.
+//!
+//! exp: `x = k·ln2 + r`, |r| ≤ ln2/2, Cody-Waite with ln2 in two parts (the first product
+//! exact under FMA), `exp(r) = 1 + r + r²·Q(r)` by its Taylor series, `2^k` built in the
+//! exponent bits (in two factors where it leaves the normal range). log: `x = 2^e·m` with
+//! `m ∈ [√½, √2)`, `f = m - 1`, `s = f/(2+f)` and `log(1+f) = f - f²/2 + s·(f²/2 + R(s²))`
+//! with `R` the series of `2·atanh(s)/s - 2`.
+
+#![forbid(unsafe_code)]
+
+use super::lane::{pow2, recip_lite, round_int, select, two_sum};
+
+/// ln 2 in two parts: the double nearest ln 2, then the double nearest the rest.
+pub(super) const LN2_HI: f64 = std::f64::consts::LN_2;
+pub(super) const LN2_LO: f64 = 2.3190468138462996e-17;
+/// ln 2 split for `log`: 42 significant bits (so `e·LN2_HI_SHORT` is exact for every
+/// exponent of an f64), then the rest.
+const LN2_HI_SHORT: f64 = 6.931_471_803_691_238e-1;
+const LN2_LO_SHORT: f64 = 1.908_214_929_270_587_7e-10;
+
+/// `1/n!` for n = 2..=13: `Q(r) = Σ r^(n-2)/n!`.
+const EXP_Q: [f64; 12] = [
+    1.0 / 2.0,
+    1.0 / 6.0,
+    1.0 / 24.0,
+    1.0 / 120.0,
+    1.0 / 720.0,
+    1.0 / 5_040.0,
+    1.0 / 40_320.0,
+    1.0 / 362_880.0,
+    1.0 / 3_628_800.0,
+    1.0 / 39_916_800.0,
+    1.0 / 479_001_600.0,
+    1.0 / 6_227_020_800.0,
+];
+
+/// Horner's rule over `c` (lowest degree first) at `z`.
+#[inline(always)]
+pub(super) fn horner(c: &[f64], z: f64) -> f64 {
+    c.iter().rev().fold(0.0, |acc, &ci| acc.mul_add(z, ci))
+}
+
+/// `x - k·ln2` for the `k` nearest `x/ln2`, as a double-double `(hi, lo)` (`lo` is 0 for
+/// `LITE`), and `k` as an integer.
+#[inline(always)]
+fn reduce_ln2<const LITE: bool>(x: f64) -> (f64, f64, i64) {
+    let (k, ki) = round_int(x * std::f64::consts::LOG2_E);
+    // exact: x and k·LN2_HI agree to within ln2 and share a grain of 2^-53 or coarser
+    let r1 = (-k).mul_add(LN2_HI, x);
+    if LITE {
+        return ((-k).mul_add(LN2_LO, r1), 0.0, ki);
+    }
+    let t = k * LN2_LO;
+    let (hi, e1) = two_sum(r1, -t);
+    (hi, e1 - k.mul_add(LN2_LO, -t), ki)
+}
+
+/// `exp(r) - 1` for |r| ≤ ln2/2 (and its double-double `lo` part): `r + r²·Q(r)`.
+#[inline(always)]
+fn expm1_reduced<const LITE: bool>(hi: f64, lo: f64) -> f64 {
+    let q = if LITE {
+        horner(&EXP_Q[..8], hi)
+    } else {
+        horner(&EXP_Q, hi)
+    };
+    hi + (hi * hi).mul_add(q, lo)
+}
+
+/// `exp(x)` as `(h, l, k)` with `exp(x) ≈ (h + l)·2^k`, `h + l` in [0.7, 1.5) to about
+/// 2^-60 relative: for `tanh` and `sigmoid`, which need more than a rounded `exp`. `x` must
+/// be finite or NaN, |x| < 2^50.
+#[inline(always)]
+pub(super) fn exp_dd(x: f64) -> (f64, f64, i64) {
+    let (hi, lo, ki) = reduce_ln2::<false>(x);
+    // p = ph + pl exactly, before the one rounding of `1 + p`
+    let corr = (hi * hi).mul_add(horner(&EXP_Q, hi), lo);
+    let ph = hi + corr;
+    let pl = corr - (ph - hi);
+    let h = 1.0 + ph;
+    let l = ((1.0 - h) + ph) + pl;
+    (h, l, ki)
+}
+
+/// `exp(x)`.
+#[inline(always)]
+pub fn exp<const LITE: bool>(x: f64) -> f64 {
+    // beyond these the result is inf or 0 (NaN compares false and passes)
+    let (lowest, highest) = if LITE {
+        (-110.0, 90.0)
+    } else {
+        (-746.0, 710.0)
+    };
+    let x = select(x > highest, highest, x);
+    let x = select(x < lowest, lowest, x);
+    let (hi, lo, ki) = reduce_ln2::<LITE>(x);
+    let v = 1.0 + expm1_reduced::<LITE>(hi, lo);
+    if LITE {
+        v * pow2(ki)
+    } else {
+        // two factors: k in [-1077, 1025] leaves the normal exponents; the last product
+        // rounds once (to a subnormal, or to inf)
+        let k1 = ki >> 1;
+        (v * pow2(k1)) * pow2(ki - k1)
+    }
+}
+
+/// `exp(x) - 1` = `2·(2^(k-1)·p + (2^(k-1) - ½))` with `p = exp(r) - 1`: one fused rounding,
+/// and `2^(k-1)` stays finite up to the overflow threshold.
+#[inline(always)]
+pub fn expm1<const LITE: bool>(x: f64) -> f64 {
+    let highest = if LITE { 90.0 } else { 710.0 };
+    let y = select(x > highest, highest, x);
+    // below -60 the result rounds to -1 in f64
+    let y = select(y < -60.0, -60.0, y);
+    let (hi, lo, ki) = reduce_ln2::<LITE>(y);
+    let p = expm1_reduced::<LITE>(hi, lo);
+    let t = pow2(ki - 1);
+    let v = 2.0 * t.mul_add(p, t - 0.5);
+    // tiny arguments (and ±0) are their own result
+    select(x.abs() < 1e-300, x, v)
+}
+
+/// `(e, f)` with `u = 2^e·(1 + f)`, `1 + f ∈ [√½, √2)`, for a positive normal `u`; `e` as a
+/// float.
+#[inline(always)]
+fn split_exponent(u: f64) -> (f64, f64) {
+    let bits = u.to_bits();
+    let m = f64::from_bits((bits & 0x000F_FFFF_FFFF_FFFF) | 0x3FF0_0000_0000_0000);
+    let big = m > std::f64::consts::SQRT_2;
+    let m = select(big, 0.5 * m, m);
+    let biased = ((bits >> 52) & 0x7FF) + big as u64;
+    // the biased exponent as a float without an int→float conversion (which AVX2 lacks)
+    let e = f64::from_bits(biased | 0x4330_0000_0000_0000) - (4_503_599_627_370_496.0 + 1023.0);
+    (e, m - 1.0)
+}
+
+/// `2·atanh(s)/s - 2 = Σ 2z^n/(2n+1)`, `z = s²`, n = 1..=11 (7 for `LITE`); z ≤ 0.0295.
+const LOG_R: [f64; 11] = [
+    2.0 / 3.0,
+    2.0 / 5.0,
+    2.0 / 7.0,
+    2.0 / 9.0,
+    2.0 / 11.0,
+    2.0 / 13.0,
+    2.0 / 15.0,
+    2.0 / 17.0,
+    2.0 / 19.0,
+    2.0 / 21.0,
+    2.0 / 23.0,
+];
+
+/// `e·ln2 + log(1 + f) + c` for `f ∈ [√½ - 1, √2 - 1)` and a small correction `c`.
+#[inline(always)]
+fn log_parts<const LITE: bool>(e: f64, f: f64, c: f64) -> f64 {
+    let s = if LITE {
+        f * recip_lite(2.0 + f)
+    } else {
+        f / (2.0 + f)
+    };
+    let z = s * s;
+    let r = z * if LITE {
+        horner(&LOG_R[..7], z)
+    } else {
+        horner(&LOG_R, z)
+    };
+    let hfsq = 0.5 * f * f;
+    e.mul_add(
+        LN2_HI_SHORT,
+        f - (hfsq - s.mul_add(hfsq + r, e.mul_add(LN2_LO_SHORT, c))),
+    )
+}
+
+/// `log(x)`: -inf at ±0, NaN below 0, inf at inf.
+#[inline(always)]
+pub fn log<const LITE: bool>(x: f64) -> f64 {
+    // subnormals (not reachable from f32) are scaled into the normal range first
+    let tiny = !LITE && x < f64::MIN_POSITIVE;
+    let u = select(tiny, x * 18_014_398_509_481_984.0, x);
+    let (e, f) = split_exponent(u);
+    let e = select(tiny, e - 54.0, e);
+    let v = log_parts::<LITE>(e, f, 0.0);
+    special_log(x, x, v)
+}
+
+/// The special values of `log` at `u` (`1 + x` for `log1p`, whose result at tiny `x` is
+/// `x`): -inf at 0, NaN below, `u` itself at inf and NaN.
+#[inline(always)]
+fn special_log(u: f64, x: f64, v: f64) -> f64 {
+    let v = select(u == 0.0, f64::NEG_INFINITY, v);
+    let v = select(u < 0.0, f64::NAN, v);
+    select(u.is_nan() || u == f64::INFINITY, x, v)
+}
+
+/// `log(1 + x)`: `u = 1 + x` rounded, split as for `log`, plus `(1 + x - u)/u` for the
+/// rounding of `u`.
+#[inline(always)]
+pub fn log1p<const LITE: bool>(x: f64) -> f64 {
+    let (u, err) = two_sum(1.0, x);
+    let (e, f) = split_exponent(u);
+    // (err is 0 unless |x| < 2^-29 or huge: a rough quotient is plenty for LITE)
+    let c = if LITE { err * recip_lite(u) } else { err / u };
+    let v = log_parts::<LITE>(e, f, c);
+    let v = special_log(u, x, v);
+    select(x.abs() < 1e-300, x, v)
+}

@@ -1,0 +1,241 @@
+//! Accuracy of the lane kernels. float32: against the f64 libm result rounded once (the
+//! correctly rounded value but for rare near-halfway cases), over every binade of both signs;
+//! the bound asserted is 1 ulp. float64: against libm here (within 1 ulp of the correctly
+//! rounded value itself, so 2 ulp apart at most); `tests/test_vecmath.py` checks float64
+//! against mpmath at 1 ulp. Special values as torch.
+
+use super::{eval32, eval64, func};
+
+fn ulps32(a: f32, b: f32) -> u64 {
+    if a.is_nan() && b.is_nan() {
+        return 0;
+    }
+    if a == b {
+        return 0;
+    }
+    let key = |v: f32| {
+        let bits = v.to_bits() as i32 as i64;
+        if bits < 0 {
+            i32::MIN as i64 - bits
+        } else {
+            bits
+        }
+    };
+    if a.is_nan() || b.is_nan() {
+        return u64::MAX;
+    }
+    (key(a) - key(b)).unsigned_abs()
+}
+
+fn ulps64(a: f64, b: f64) -> u64 {
+    if a.is_nan() && b.is_nan() || a == b {
+        return 0;
+    }
+    if a.is_nan() || b.is_nan() {
+        return u64::MAX;
+    }
+    let key = |v: f64| {
+        let bits = v.to_bits() as i64 as i128;
+        if bits < 0 {
+            i64::MIN as i128 - bits
+        } else {
+            bits
+        }
+    };
+    (key(a) - key(b)).unsigned_abs() as u64
+}
+
+/// torch's sigmoid at f32: 0 where the f32 `exp(-x)` overflows.
+fn sigmoid_ref32(x: f64) -> f64 {
+    let e = (-x).exp();
+    if (e as f32).is_infinite() {
+        0.0
+    } else {
+        1.0 / (1.0 + e)
+    }
+}
+
+/// A function's name, its f32 kernel and its f64 reference.
+type Case32 = (&'static str, fn(f32) -> f32, fn(f64) -> f64);
+
+/// The f32 functions and their f64 references.
+fn cases32() -> Vec<Case32> {
+    vec![
+        ("exp", eval32::<{ func::EXP }>, f64::exp),
+        ("expm1", eval32::<{ func::EXPM1 }>, f64::exp_m1),
+        ("log", eval32::<{ func::LOG }>, f64::ln),
+        ("log1p", eval32::<{ func::LOG1P }>, f64::ln_1p),
+        ("sin", eval32::<{ func::SIN }>, f64::sin),
+        ("cos", eval32::<{ func::COS }>, f64::cos),
+        ("tanh", eval32::<{ func::TANH }>, f64::tanh),
+        ("sigmoid", eval32::<{ func::SIGMOID }>, sigmoid_ref32),
+    ]
+}
+
+/// The worst ulp distance of `f` from `reference` rounded to f32 over `xs`.
+fn worst32(
+    f: fn(f32) -> f32,
+    reference: fn(f64) -> f64,
+    xs: impl Iterator<Item = f32>,
+) -> (u64, f32) {
+    let mut worst = (0, 0.0);
+    for x in xs {
+        let d = ulps32(f(x), reference(x as f64) as f32);
+        if d > worst.0 {
+            worst = (d, x);
+        }
+    }
+    worst
+}
+
+/// Every binade of f32 (subnormals included) of both signs, `per` mantissas from each
+/// (evenly spread, plus the binade's ends).
+fn binades32(per: u32) -> impl Iterator<Item = f32> {
+    (0u32..255).flat_map(move |e| {
+        (0..=per).flat_map(move |m| {
+            let mant = ((m as u64 * 0x7F_FFFF) / per as u64) as u32;
+            let bits = (e << 23) | mant;
+            [f32::from_bits(bits), -f32::from_bits(bits)]
+        })
+    })
+}
+
+#[test]
+fn float32_within_one_ulp_over_every_binade() {
+    for (name, f, reference) in cases32() {
+        let (worst, at) = worst32(f, reference, binades32(192));
+        assert!(worst <= 1, "{name}: {worst} ulp at {at:e}");
+    }
+}
+
+/// Every 61st f32 bit pattern (about 70 million values per function): run with
+/// `cargo test --release -- --ignored`.
+#[test]
+#[ignore]
+fn float32_sweep_of_all_patterns() {
+    for (name, f, reference) in cases32() {
+        let xs = (0..u32::MAX / 61).map(|i| f32::from_bits(i * 61));
+        let (worst, at) = worst32(f, reference, xs);
+        assert!(worst <= 1, "{name}: {worst} ulp at {at:e}");
+    }
+}
+
+#[test]
+fn float32_special_values() {
+    let exp = eval32::<{ func::EXP }>;
+    assert_eq!(exp(f32::INFINITY), f32::INFINITY);
+    assert_eq!(exp(f32::NEG_INFINITY), 0.0);
+    assert_eq!(exp(88.73), f32::INFINITY);
+    assert_eq!(exp(-104.0), 0.0);
+    assert_eq!(exp(-100.0), (-100.0f64).exp() as f32); // a subnormal result
+    assert!(exp(f32::NAN).is_nan());
+    let expm1 = eval32::<{ func::EXPM1 }>;
+    assert_eq!(expm1(-0.0).to_bits(), (-0.0f32).to_bits());
+    assert_eq!(expm1(f32::NEG_INFINITY), -1.0);
+    assert_eq!(expm1(f32::INFINITY), f32::INFINITY);
+    assert_eq!(expm1(1e-40), 1e-40);
+    let log = eval32::<{ func::LOG }>;
+    assert_eq!(log(0.0), f32::NEG_INFINITY);
+    assert_eq!(log(-0.0), f32::NEG_INFINITY);
+    assert!(log(-1.0).is_nan() && log(f32::NAN).is_nan());
+    assert_eq!(log(f32::INFINITY), f32::INFINITY);
+    assert_eq!(log(1.0).to_bits(), 0);
+    let log1p = eval32::<{ func::LOG1P }>;
+    assert_eq!(log1p(-1.0), f32::NEG_INFINITY);
+    assert!(log1p(-2.0).is_nan() && log1p(f32::NEG_INFINITY).is_nan());
+    assert_eq!(log1p(-0.0).to_bits(), (-0.0f32).to_bits());
+    assert_eq!(log1p(f32::INFINITY), f32::INFINITY);
+    for f in [eval32::<{ func::SIN }>, eval32::<{ func::COS }>] {
+        assert!(f(f32::INFINITY).is_nan() && f(f32::NEG_INFINITY).is_nan() && f(f32::NAN).is_nan());
+    }
+    assert_eq!(eval32::<{ func::SIN }>(-0.0).to_bits(), (-0.0f32).to_bits());
+    assert_eq!(eval32::<{ func::SIN }>(1e-40), 1e-40);
+    let tanh = eval32::<{ func::TANH }>;
+    assert_eq!(tanh(-0.0).to_bits(), (-0.0f32).to_bits());
+    assert_eq!((tanh(f32::INFINITY), tanh(f32::NEG_INFINITY)), (1.0, -1.0));
+    assert!(tanh(f32::NAN).is_nan());
+    let sigmoid = eval32::<{ func::SIGMOID }>;
+    assert_eq!(sigmoid(-89.0), 0.0);
+    assert_eq!(
+        (sigmoid(f32::INFINITY), sigmoid(f32::NEG_INFINITY)),
+        (1.0, 0.0)
+    );
+    assert!(sigmoid(f32::NAN).is_nan());
+}
+
+/// Pseudo-random f64s over the exponents of `lo..hi`, both signs (xorshift: no dependency).
+fn random64(n: usize, lo: i32, hi: i32) -> Vec<f64> {
+    let mut s = 0x9E37_79B9_7F4A_7C15u64;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let e = lo + (s % (hi - lo) as u64) as i32;
+            let m = 1.0 + (s >> 11) as f64 / (1u64 << 53) as f64;
+            let sign = if s & 1 == 1 { -1.0 } else { 1.0 };
+            sign * m * 2f64.powi(e)
+        })
+        .collect()
+}
+
+#[test]
+fn float64_within_two_ulp_of_libm() {
+    type Case = (&'static str, fn(f64) -> f64, fn(f64) -> f64, i32, i32);
+    let cases: [Case; 6] = [
+        ("exp", eval64::<{ func::EXP }>, f64::exp, -30, 10),
+        ("expm1", eval64::<{ func::EXPM1 }>, f64::exp_m1, -60, 10),
+        ("log", eval64::<{ func::LOG }>, f64::ln, -1074, 1024),
+        ("log1p", eval64::<{ func::LOG1P }>, f64::ln_1p, -60, 60),
+        ("sin", eval64::<{ func::SIN }>, f64::sin, -60, 40),
+        ("cos", eval64::<{ func::COS }>, f64::cos, -60, 40),
+    ];
+    for (name, f, reference, lo, hi) in cases {
+        for x in random64(100_000, lo, hi) {
+            // log: the negative half checks NaN; log1p below -1 too
+            let d = ulps64(f(x), reference(x));
+            assert!(d <= 2, "{name}: {d} ulp at {x:e}");
+        }
+    }
+}
+
+#[test]
+fn float64_special_values() {
+    let exp = eval64::<{ func::EXP }>;
+    assert_eq!(exp(709.8), f64::INFINITY);
+    assert_eq!(exp(-746.0), 0.0);
+    assert_eq!(exp(-740.0), (-740.0f64).exp()); // subnormal
+    assert_eq!(exp(709.7), 709.7f64.exp());
+    assert_eq!(exp(f64::NEG_INFINITY), 0.0);
+    assert_eq!(exp(f64::INFINITY), f64::INFINITY);
+    assert!(exp(f64::NAN).is_nan());
+    let expm1 = eval64::<{ func::EXPM1 }>;
+    assert_eq!(expm1(709.8), f64::INFINITY);
+    assert_eq!(expm1(-0.0).to_bits(), (-0.0f64).to_bits());
+    assert_eq!(expm1(-1000.0), -1.0);
+    assert_eq!(expm1(5e-324), 5e-324);
+    let log = eval64::<{ func::LOG }>;
+    assert_eq!(log(5e-324), 5e-324f64.ln());
+    assert_eq!(log(f64::MAX), f64::MAX.ln());
+    assert_eq!(log(-0.0), f64::NEG_INFINITY);
+    assert!(log(-1e-300).is_nan());
+    let log1p = eval64::<{ func::LOG1P }>;
+    assert_eq!(log1p(-0.0).to_bits(), (-0.0f64).to_bits());
+    assert_eq!(log1p(-1.0), f64::NEG_INFINITY);
+    assert_eq!(log1p(f64::MAX), f64::MAX.ln());
+    let sin = eval64::<{ func::SIN }>;
+    assert_eq!(sin(-0.0).to_bits(), (-0.0f64).to_bits());
+    assert_eq!(sin(1e300), 1e300f64.sin()); // the exact slow path
+    assert!(sin(f64::INFINITY).is_nan());
+    assert_eq!(eval64::<{ func::COS }>(1e22), 1e22f64.cos());
+    let tanh = eval64::<{ func::TANH }>;
+    assert_eq!(tanh(-0.0).to_bits(), (-0.0f64).to_bits());
+    assert_eq!((tanh(f64::INFINITY), tanh(-50.0)), (1.0, -1.0));
+    let sigmoid = eval64::<{ func::SIGMOID }>;
+    assert_eq!(sigmoid(-710.0), 0.0); // torch: exp(710) overflows
+    assert_eq!(
+        (sigmoid(f64::INFINITY), sigmoid(f64::NEG_INFINITY)),
+        (1.0, 0.0)
+    );
+    assert!(sigmoid(f64::NAN).is_nan() && tanh(f64::NAN).is_nan());
+}
