@@ -363,9 +363,11 @@ pub fn reduction(
     dtype: Option<DType>,
     out: Option<&Array>,
 ) -> Result<Array> {
-    let mask = reduced_dims(dims, a.ndim())?;
+    // (torch checks dtypes before dims for mean and argmax/argmin, dims first for the others)
+    let dims_mask = || reduced_dims(dims, a.ndim());
     match op {
         ReduceOp::Sum | ReduceOp::Prod => {
+            let mask = dims_mask()?;
             let dtype = dtype_with_out(dtype, out)?;
             let (input, cast_to) = match dtype {
                 None => (a.clone(), None),
@@ -389,6 +391,7 @@ pub fn reduction(
                     target.torch_name()
                 )));
             }
+            let mask = dims_mask()?;
             let input = if target == a.dtype() {
                 a.clone()
             } else {
@@ -397,6 +400,7 @@ pub fn reduction(
             into_out(mean(&input, &mask, keepdim)?, out)
         }
         ReduceOp::Amax | ReduceOp::Amin => {
+            let mask = dims_mask()?;
             if let Some(o) = out.filter(|o| o.dtype() != a.dtype()) {
                 return Err(Error::value(format!(
                     "Expected the dtype for input and out to match, but got {} for input's dtype and {} for out's dtype.",
@@ -429,6 +433,7 @@ pub fn reduction(
                 }
                 _ => {}
             }
+            let mask = dims_mask()?;
             check_nonempty(op, a, dims, &mask)?;
             // argmax over all dims is over the flattened array: the same as over every dim.
             into_out(
@@ -437,6 +442,7 @@ pub fn reduction(
             )
         }
         ReduceOp::All | ReduceOp::Any => {
+            let mask = dims_mask()?;
             let natural = if a.dtype() == DType::U8 {
                 DType::U8
             } else {
@@ -454,7 +460,7 @@ pub fn reduction(
                 out,
             )
         }
-        ReduceOp::CountNonzero => count_nonzero(a, &mask),
+        ReduceOp::CountNonzero => count_nonzero(a, &dims_mask()?),
     }
 }
 
@@ -582,11 +588,8 @@ fn all_any(all: bool, a: &Array, mask: &[bool], keepdim: bool, out: DType) -> Re
     let grain = grain_size();
     crate::dispatch_all!(a.dtype(), T => {
         let f = fold(all, |x: T, _| x.nonzero(), move |a: bool, b: bool| if all { a & b } else { a | b });
-        if out == DType::U8 {
-            reduce(&r.plan, &f, |v: bool| v as u8, grain)?;
-        } else {
-            reduce(&r.plan, &f, Bool::new, grain)?;
-        }
+        // (bool and uint8 results are the same bytes: one loop writes both)
+        reduce(&r.plan, &f, |v: bool| v as u8, grain)?;
         Ok(r.result)
     }, else Err(unsupported("all", a.dtype())))
 }

@@ -36,8 +36,11 @@ pub fn reduced_dims(dims: Option<&[i64]>, ndim: usize) -> Result<Vec<bool>> {
     match dims {
         None | Some([]) => mask.iter_mut().for_each(|m| *m = true),
         Some(list) => {
-            for &d in list {
-                let w = wrap_dim(d, ndim)?;
+            let wrapped = list
+                .iter()
+                .map(|&d| wrap_dim(d, ndim))
+                .collect::<Result<Vec<_>>>()?;
+            for w in wrapped {
                 if ndim == 0 {
                     continue;
                 }

@@ -7,6 +7,7 @@ mod functions;
 mod iterator;
 mod numpy_bridge;
 mod ops;
+mod reductions;
 
 pub use array::PyArray;
 
@@ -89,6 +90,7 @@ fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("preserve_format", PyMemoryFormat::preserve_format)?;
     functions::register(m)?;
     ops::register(m)?;
+    reductions::register(m)?;
     // PyO3 keeps an `__all__` as names are added. The package computes its own from the
     // public names (python/ferroiter/__init__.py), and without one here the stub needs none:
     // each function is written once in it, where it is defined.

@@ -112,6 +112,10 @@ impl<A: Copy, const D: usize> Counter<A, D> {
     }
 }
 
+/// A kept dim: size, input and output byte strides.
+type KeptDim = (usize, isize, isize);
+type KeptDims = SmallVec<[KeptDim; 6]>;
+
 /// The reduction geometry read off the plan: the kept dims (size, input and output byte
 /// strides) and the reduced dims (size, input byte stride), each fastest first, size-1 dims
 /// dropped.
@@ -507,10 +511,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
     let is_wide = wide();
     // Output id → (input byte offset of its kept index, output byte offset); ids are the kept
     // index (inner path) or other kept index · columns + column (outer path).
-    let (others, col_dim): (
-        SmallVec<[(usize, isize, isize); 6]>,
-        Option<(usize, isize, isize)>,
-    ) = match column {
+    let (others, col_dim): (KeptDims, Option<KeptDim>) = match column {
         Some(c) => {
             let mut o = geo.kept.clone();
             let cd = o.remove(c);
