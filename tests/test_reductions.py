@@ -67,7 +67,7 @@ def dim_args(draw, ndim: int, kind: str):
 
 def call(mod, name, x, dim, keepdim, **kw):
     if dim is None:
-        return getattr(mod, name)(x, keepdim=keepdim, **kw) if keepdim else getattr(mod, name)(x, **kw)
+        return getattr(mod, name)(x, **kw)
     return getattr(mod, name)(x, dim, keepdim, **kw)
 
 

@@ -400,7 +400,6 @@ pub fn reduction(
             into_out(mean(&input, &mask, keepdim)?, out)
         }
         ReduceOp::Amax | ReduceOp::Amin => {
-            let mask = dims_mask()?;
             if let Some(o) = out.filter(|o| o.dtype() != a.dtype()) {
                 return Err(Error::value(format!(
                     "Expected the dtype for input and out to match, but got {} for input's dtype and {} for out's dtype.",
@@ -408,7 +407,8 @@ pub fn reduction(
                     o.dtype().torch_name()
                 )));
             }
-            check_nonempty(op, a, dims, &mask)?;
+            check_nonempty(op, a, dims)?;
+            let mask = dims_mask()?;
             into_out(extremum(op == ReduceOp::Amax, a, &mask, keepdim)?, out)
         }
         ReduceOp::Argmax | ReduceOp::Argmin => {
@@ -433,8 +433,8 @@ pub fn reduction(
                 }
                 _ => {}
             }
+            check_nonempty(op, a, dims)?;
             let mask = dims_mask()?;
-            check_nonempty(op, a, dims, &mask)?;
             // argmax over all dims is over the flattened array: the same as over every dim.
             into_out(
                 arg_extremum(op == ReduceOp::Argmax, a, &mask, keepdim)?,
@@ -442,7 +442,11 @@ pub fn reduction(
             )
         }
         ReduceOp::All | ReduceOp::Any => {
-            let mask = dims_mask()?;
+            // (an empty dim list reduces nothing here, unlike the other reductions)
+            let mask = match dims {
+                Some([]) => vec![false; a.ndim()],
+                _ => dims_mask()?,
+            };
             let natural = if a.dtype() == DType::U8 {
                 DType::U8
             } else {
@@ -465,24 +469,28 @@ pub fn reduction(
 }
 
 /// amax/amin/argmax/argmin refuse to reduce nothing, with torch's IndexError texts.
-fn check_nonempty(op: ReduceOp, a: &Array, dims: Option<&[i64]>, mask: &[bool]) -> Result<()> {
+fn check_nonempty(op: ReduceOp, a: &Array, dims: Option<&[i64]>) -> Result<()> {
     if a.numel() != 0 {
         return Ok(());
     }
     let all = matches!(dims, None | Some([]));
     if all {
-        let tail = if matches!(op, ReduceOp::Amax | ReduceOp::Amin) {
-            " Specify the reduction dim with the 'dim' argument."
-        } else {
-            ""
-        };
+        // (a RuntimeError for amax/amin, an IndexError for argmax/argmin, as torch has them)
+        if matches!(op, ReduceOp::Amax | ReduceOp::Amin) {
+            return Err(Error::value(format!(
+                "{}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.",
+                op.name()
+            )));
+        }
         return Err(Error::index(format!(
-            "{}(): Expected reduction dim to be specified for input.numel() == 0.{tail}",
+            "{}(): Expected reduction dim to be specified for input.numel() == 0.",
             op.name()
         )));
     }
-    for (d, (&n, &m)) in a.shape().iter().zip(mask).enumerate() {
-        if m && n == 0 {
+    // torch looks at the dims in the order given, before any repeated-dim check, and names
+    // the dim as the user wrote it.
+    for &d in dims.unwrap_or(&[]) {
+        if a.ndim() > 0 && a.shape()[wrap_dim(d, a.ndim())?] == 0 {
             return Err(Error::index(format!(
                 "{}(): Expected reduction dim {d} to have non-zero size.",
                 op.name()

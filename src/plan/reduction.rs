@@ -137,7 +137,15 @@ pub fn scan_plan(
     let shape = input.shape().to_vec();
     let out = Array::empty_strided_unzeroed(&shape, &contiguous_strides(&shape), out_dtype)?;
     let mut squashed = shape.clone();
-    let line = if shape.is_empty() {
+    let line = if input.numel() == 0 {
+        // Nothing to scan: an empty walk (torch returns at once).
+        squashed.iter_mut().for_each(|n| *n = 0);
+        Line {
+            len: 0,
+            out_stride: 0,
+            in_stride: 0,
+        }
+    } else if shape.is_empty() {
         Line {
             len: 1,
             out_stride: 0,

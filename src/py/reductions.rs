@@ -24,12 +24,13 @@ fn dims_arg(op: &str, dim: Option<&Bound<'_, PyAny>>, many: bool) -> PyResult<Op
             return Ok(Some(v));
         }
     }
-    let got = d.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+    let got = d
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
     let want = if many { "tuple of ints" } else { "int" };
-    Err(Error::type_(format!(
-        "{op}(): argument 'dim' must be {want}, not {got}"
-    ))
-    .into())
+    Err(Error::type_(format!("{op}(): argument 'dim' must be {want}, not {got}")).into())
 }
 
 fn out_of(out: &Option<Bound<'_, PyArray>>) -> Option<crate::Array> {
@@ -195,7 +196,16 @@ fn count_nonzero(
     input: &Bound<'_, PyAny>,
     dim: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
-    reduce_py(py, ReduceOp::CountNonzero, input, dim, true, false, None, None)
+    reduce_py(
+        py,
+        ReduceOp::CountNonzero,
+        input,
+        dim,
+        true,
+        false,
+        None,
+        None,
+    )
 }
 
 /// `var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None)`.
@@ -261,10 +271,7 @@ fn cumprod(
 #[pymethods]
 impl PyArray {
     #[pyo3(signature = (dim=None))]
-    fn count_nonzero(
-        slf: &Bound<'_, Self>,
-        dim: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
+    fn count_nonzero(slf: &Bound<'_, Self>, dim: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         count_nonzero(slf.py(), slf.as_any(), dim)
     }
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
@@ -275,7 +282,16 @@ impl PyArray {
         keepdim: bool,
         correction: Option<f64>,
     ) -> PyResult<Py<PyAny>> {
-        var_std_py(slf.py(), false, slf.as_any(), dim, unbiased, keepdim, correction, None)
+        var_std_py(
+            slf.py(),
+            false,
+            slf.as_any(),
+            dim,
+            unbiased,
+            keepdim,
+            correction,
+            None,
+        )
     }
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
     fn std(
@@ -285,7 +301,16 @@ impl PyArray {
         keepdim: bool,
         correction: Option<f64>,
     ) -> PyResult<Py<PyAny>> {
-        var_std_py(slf.py(), true, slf.as_any(), dim, unbiased, keepdim, correction, None)
+        var_std_py(
+            slf.py(),
+            true,
+            slf.as_any(),
+            dim,
+            unbiased,
+            keepdim,
+            correction,
+            None,
+        )
     }
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumsum(
