@@ -271,6 +271,64 @@ class Array:
     def item(self) -> _bool | _int | _float | complex:
         """The only element of a one-element array, as a Python number."""
 
+    # ---- reductions and scans (deterministic: the same bits at any thread count) ----
+    def sum(
+        self,
+        dim: int | Sequence[int] | None = None,
+        keepdim: bool = False,
+        *,
+        dtype: _DTypeArg | None = None,
+    ) -> Array:
+        """Sum over ``dim`` (None: all); bool and integers give int64."""
+    def prod(
+        self, dim: int | None = None, keepdim: bool = False, *, dtype: _DTypeArg | None = None
+    ) -> Array:
+        """Product over ``dim`` (None: all); bool and integers give int64."""
+    def mean(
+        self,
+        dim: int | Sequence[int] | None = None,
+        keepdim: bool = False,
+        *,
+        dtype: _DTypeArg | None = None,
+    ) -> Array:
+        """Mean (floating and complex dtypes only): ``sum / n``."""
+    def amax(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Array:
+        """Largest element (NaN propagates)."""
+    def amin(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Array:
+        """Smallest element (NaN propagates)."""
+    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Array:
+        """Index of the first largest element (NaN counts as largest); dim None: flattened."""
+    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Array:
+        """Index of the first smallest element (NaN counts as smallest)."""
+    def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Array:
+        """Whether every element is non-zero (uint8 for uint8 input, else bool)."""
+    def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Array:
+        """Whether some element is non-zero (uint8 for uint8 input, else bool)."""
+    def count_nonzero(self, dim: int | Sequence[int] | None = None) -> Array:
+        """Number of non-zero elements (int64)."""
+    def var(
+        self,
+        dim: int | Sequence[int] | None = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: float | None = None,
+    ) -> Array:
+        """Variance with ``correction`` (default 1); complex inputs give real results."""
+    def std(
+        self,
+        dim: int | Sequence[int] | None = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: float | None = None,
+    ) -> Array:
+        """Standard deviation with ``correction`` (default 1)."""
+    def cumsum(self, dim: int, *, dtype: _DTypeArg | None = None) -> Array:
+        """Running sum along ``dim`` (float32 accumulates in float64; integers give int64)."""
+    def cumprod(self, dim: int, *, dtype: _DTypeArg | None = None) -> Array:
+        """Running product along ``dim``."""
+
     # ---- copies ----
     def contiguous(self, memory_format: MemoryFormat = contiguous_format) -> Array:
         """``self`` when already contiguous in ``memory_format``, else a copy laid out so."""
@@ -715,6 +773,121 @@ class TensorIterator:
     @staticmethod
     def copy_op(dst: _ArrayIn, src: _ArrayIn) -> TensorIterator:
         """The iterator of ``dst.copy_(src)``."""
+
+# ---- reductions and scans: torch's signatures and dtype rules; results are contiguous and
+# bit-identical at any thread count and grain size; ``out=`` is resized as torch does (with
+# its warning) ----
+
+def sum(
+    input: Array,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: _DTypeArg | None = None,
+    out: Array | None = None,
+) -> Array:
+    """Sum over ``dim`` (None or (): all dims); bool and integers give int64."""
+
+def prod(
+    input: Array,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: _DTypeArg | None = None,
+    out: Array | None = None,
+) -> Array:
+    """Product over ``dim`` (None: all); bool and integers give int64."""
+
+def mean(
+    input: Array,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: _DTypeArg | None = None,
+    out: Array | None = None,
+) -> Array:
+    """Mean (floating and complex dtypes only): ``sum / n``."""
+
+def amax(
+    input: Array,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    out: Array | None = None,
+) -> Array:
+    """Largest element (NaN propagates)."""
+
+def amin(
+    input: Array,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    out: Array | None = None,
+) -> Array:
+    """Smallest element (NaN propagates)."""
+
+def argmax(
+    input: Array, dim: int | None = None, keepdim: bool = False, *, out: Array | None = None
+) -> Array:
+    """Index of the first largest element (NaN counts as largest)."""
+
+def argmin(
+    input: Array, dim: int | None = None, keepdim: bool = False, *, out: Array | None = None
+) -> Array:
+    """Index of the first smallest element (NaN counts as smallest)."""
+
+def all(
+    input: Array,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    out: Array | None = None,
+) -> Array:
+    """Whether every element is non-zero."""
+
+def any(
+    input: Array,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    out: Array | None = None,
+) -> Array:
+    """Whether some element is non-zero."""
+
+def count_nonzero(input: Array, dim: int | Sequence[int] | None = None) -> Array:
+    """Number of non-zero elements (int64)."""
+
+def var(
+    input: Array,
+    dim: int | Sequence[int] | None = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+    out: Array | None = None,
+) -> Array:
+    """Variance with ``correction`` (default 1)."""
+
+def std(
+    input: Array,
+    dim: int | Sequence[int] | None = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+    out: Array | None = None,
+) -> Array:
+    """Standard deviation with ``correction`` (default 1)."""
+
+def cumsum(
+    input: Array, dim: int, *, dtype: _DTypeArg | None = None, out: Array | None = None
+) -> Array:
+    """Running sum along ``dim``."""
+
+def cumprod(
+    input: Array, dim: int, *, dtype: _DTypeArg | None = None, out: Array | None = None
+) -> Array:
+    """Running product along ``dim``."""
 
 def _op_table() -> list[dict[str, Any]]:
     """The op table's rows (name, arity, preset, kernel, alpha, operators), for the tests."""

@@ -12,6 +12,7 @@ mod for_each;
 mod inner_loop;
 pub mod pool;
 pub(crate) mod raw;
+pub mod tasks;
 pub mod tiled;
 
 pub use chunks::GRAIN_SIZE;

@@ -20,6 +20,7 @@ pub mod element;
 pub mod halfconv;
 pub mod math;
 pub mod pow;
+pub mod reduce;
 pub mod run;
 pub mod table;
 pub mod ternary;

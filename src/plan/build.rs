@@ -501,6 +501,9 @@ impl Builder {
         let setup = self.fast_setup_type();
         self.trace.line(|| match setup {
             None if self.config.is_reduction => "fast_set_up: no (a reduction)".to_string(),
+            None if self.config.static_shape.is_some() => {
+                "fast_set_up: no (a static shape: operands keep their own strides)".to_string()
+            }
             None if !self.all_ops_same_shape => {
                 "fast_set_up: no (operands differ in shape)".to_string()
             }
@@ -551,7 +554,12 @@ impl Builder {
     }
 
     fn fast_setup_type(&self) -> Option<FastSetup> {
-        if self.config.is_reduction || !self.all_ops_same_shape {
+        // A static shape walks each operand with its own strides over that shape (a scan's
+        // squashed dim): a dense flat walk would step over the squashed dim's elements.
+        if self.config.is_reduction
+            || !self.all_ops_same_shape
+            || self.config.static_shape.is_some()
+        {
             return None;
         }
         let all = |f: &dyn Fn(&Layout) -> bool| self.layout_operands().all(|(_, a)| f(a.layout()));

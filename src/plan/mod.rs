@@ -12,6 +12,7 @@ mod dim_counter;
 mod iterator;
 mod operand;
 mod overlap;
+pub mod reduction;
 mod resize;
 mod trace;
 

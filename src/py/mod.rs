@@ -11,6 +11,7 @@ mod functions;
 mod iterator;
 mod numpy_bridge;
 mod ops;
+mod reductions;
 
 pub use array::PyArray;
 
@@ -95,6 +96,7 @@ fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     config::register(m)?;
     ops::register(m)?;
     array_surface::register(m)?;
+    reductions::register(m)?;
     // PyO3 keeps an `__all__` as names are added. The package computes its own from the
     // public names (python/ferroiter/__init__.py), and without one here the stub needs none:
     // each function is written once in it, where it is defined.

@@ -26,6 +26,8 @@ pub(crate) mod job;
 mod lanes;
 mod loops;
 mod pack;
+pub(crate) mod reduce;
+pub(crate) mod scan;
 mod transpose;
 mod walk;
 
@@ -41,6 +43,14 @@ struct SendPtr(*mut u8);
 unsafe impl Send for SendPtr {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for SendPtr {}
+
+impl SendPtr {
+    /// The pointer (a method, so that closures capture the whole `SendPtr`, not its field).
+    #[inline(always)]
+    fn get(self) -> *mut u8 {
+        self.0
+    }
+}
 
 /// One 2-D step of a walk: a base pointer per operand (outputs first, in the plan's order)
 /// and each operand's byte strides along dims 0 and 1; the block is `size0 × size1` elements,

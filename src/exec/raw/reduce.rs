@@ -1,0 +1,635 @@
+//! Deterministic reductions over a reduction plan (output 0 at stride 0 along the reduced
+//! dims, input 1 in its own layout). Raw memory: see the invariants in [`super`].
+//!
+//! **One summation tree, fixed by the input's size.** The `N` elements reduced into one output
+//! are taken in the plan's order (the reduced dims, fastest first) and combined as:
+//!
+//! - chunks of [`CHUNK`] elements, each cut into blocks of [`BLOCK`];
+//! - in a block, element `n` goes to lane `n mod 16` ([`LANES`]), each lane accumulating in
+//!   order; the 16 lanes are combined by a fixed pairwise tree;
+//! - the blocks of a chunk, and then the chunks, are combined by a binary counter (a pairwise
+//!   tree over aligned powers of two), the last partial one folded in on top.
+//!
+//! Nothing there depends on the thread count, the grain size or the CPU: threads only take
+//! whole units (an output × a chunk, or a tile of outputs × a chunk), and the AVX2 copies of
+//! the loops do the same per-lane operations as the baseline ones. Every path below computes
+//! this same tree: a reduction along the fastest dim feeds the lanes from contiguous rows; a
+//! reduction along an outer dim streams input rows in memory order into 16 rows of lanes, one
+//! column per output, vectorized across the outputs.
+
+use super::{get, put, wide, SendPtr};
+use crate::error::Result;
+use crate::exec::tasks::{run_tasks, task_count};
+use crate::plan::TensorIterator;
+use smallvec::SmallVec;
+use std::mem::size_of;
+
+/// Lanes of the innermost accumulation, on every CPU path.
+pub(crate) const LANES: usize = 16;
+/// Elements per block: each lane accumulates `BLOCK / LANES` of them in a row.
+pub(crate) const BLOCK: usize = 256;
+/// Elements per chunk, the unit of work a thread takes along the reduction.
+pub(crate) const CHUNK: usize = 32768;
+/// Outputs per tile of the outer-dim path.
+const TILE: usize = 64;
+/// Depth of a chunk's block counter (`CHUNK / BLOCK` = 2^7 blocks).
+const BLOCK_DEPTH: usize = 8;
+
+/// What a reduction computes: an accumulator per lane, the element lifted into it (with its
+/// position along the reduced dims, for `argmax`) and an associative combination.
+pub(crate) trait Reducer: Sync {
+    type In: Copy;
+    type Acc: Copy + Send + Sync;
+    fn identity(&self) -> Self::Acc;
+    fn lift(&self, x: Self::In, index: usize) -> Self::Acc;
+    fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+}
+
+/// The 16 lanes combined by a fixed pairwise tree (lane i with lane i + 8, then + 4, …).
+#[inline(always)]
+fn lane_tree<R: Reducer>(r: &R, lanes: &[R::Acc; LANES]) -> R::Acc {
+    let mut v = *lanes;
+    let mut w = LANES / 2;
+    while w >= 1 {
+        for i in 0..w {
+            v[i] = r.combine(v[i], v[i + w]);
+        }
+        w /= 2;
+    }
+    v[0]
+}
+
+/// A binary counter of partial results: the k-th push merges the complete subtrees of equal
+/// size below it, so that the pushed items are combined by a pairwise tree fixed by their
+/// number alone.
+struct Counter<A: Copy, const D: usize> {
+    stack: [A; D],
+    depth: usize,
+    count: usize,
+}
+
+impl<A: Copy, const D: usize> Counter<A, D> {
+    fn new(identity: A) -> Self {
+        Counter {
+            stack: [identity; D],
+            depth: 0,
+            count: 0,
+        }
+    }
+
+    #[inline]
+    fn push<R: Reducer<Acc = A>>(&mut self, r: &R, mut v: A) {
+        let mut c = self.count;
+        while c & 1 == 1 {
+            self.depth -= 1;
+            v = r.combine(self.stack[self.depth], v);
+            c >>= 1;
+        }
+        self.stack[self.depth] = v;
+        self.depth += 1;
+        self.count += 1;
+    }
+
+    /// Everything pushed, and `last` on top, folded from the top down.
+    fn fold_with<R: Reducer<Acc = A>>(&self, r: &R, last: A) -> A {
+        let mut acc = last;
+        for i in (0..self.depth).rev() {
+            acc = r.combine(self.stack[i], acc);
+        }
+        acc
+    }
+
+    /// Everything pushed, folded from the top down (the identity when nothing was).
+    fn fold<R: Reducer<Acc = A>>(&self, r: &R) -> A {
+        if self.depth == 0 {
+            return r.identity();
+        }
+        let mut acc = self.stack[self.depth - 1];
+        for i in (0..self.depth - 1).rev() {
+            acc = r.combine(self.stack[i], acc);
+        }
+        acc
+    }
+}
+
+/// A kept dim: size, input and output byte strides.
+type KeptDim = (usize, isize, isize);
+type KeptDims = SmallVec<[KeptDim; 6]>;
+
+/// The reduction geometry read off the plan: the kept dims (size, input and output byte
+/// strides) and the reduced dims (size, input byte stride), each fastest first, size-1 dims
+/// dropped.
+#[derive(Debug, Clone)]
+struct Geometry {
+    kept: SmallVec<[(usize, isize, isize); 6]>,
+    reduced: SmallVec<[(usize, isize); 6]>,
+}
+
+impl Geometry {
+    fn of(plan: &TensorIterator) -> Geometry {
+        let (mut kept, mut reduced) = (SmallVec::new(), SmallVec::new());
+        let out = &plan.operands()[0].stride_bytes;
+        let inp = &plan.operands()[1].stride_bytes;
+        for (d, &size) in plan.shape().iter().enumerate() {
+            if size == 1 {
+                continue;
+            }
+            if out[d] == 0 {
+                reduced.push((size, inp[d]));
+            } else {
+                kept.push((size, inp[d], out[d]));
+            }
+        }
+        if reduced.is_empty() {
+            reduced.push((1, 0));
+        }
+        Geometry { kept, reduced }
+    }
+    fn outputs(&self) -> usize {
+        self.kept.iter().map(|k| k.0).product()
+    }
+    fn reduced_numel(&self) -> usize {
+        self.reduced.iter().map(|r| r.0).product()
+    }
+}
+
+/// Input and output byte offsets of kept index `m` (over `dims`, fastest first).
+fn kept_offsets(dims: &[(usize, isize, isize)], mut m: usize) -> (isize, isize) {
+    let (mut i, mut o) = (0isize, 0isize);
+    for &(size, si, so) in dims {
+        let k = (m % size) as isize;
+        m /= size;
+        i += k * si;
+        o += k * so;
+    }
+    (i, o)
+}
+
+/// Calls `run(byte offset, len, n)` for the runs along the first reduced dim that cover the
+/// reduced positions `[n0, n1)`, in order.
+#[inline(always)]
+fn for_runs(
+    reduced: &[(usize, isize)],
+    n0: usize,
+    n1: usize,
+    mut run: impl FnMut(isize, usize, usize),
+) {
+    let (r0, s0) = reduced[0];
+    let outer = &reduced[1..];
+    let mut idx: SmallVec<[usize; 6]> = SmallVec::new();
+    let mut q = n0 / r0;
+    let mut off = 0isize;
+    for &(size, s) in outer {
+        idx.push(q % size);
+        off += (q % size) as isize * s;
+        q /= size;
+    }
+    let mut n = n0;
+    while n < n1 {
+        let i0 = n % r0;
+        let len = (r0 - i0).min(n1 - n);
+        run(off + i0 as isize * s0, len, n);
+        n += len;
+        for (d, &(size, s)) in outer.iter().enumerate() {
+            idx[d] += 1;
+            off += s;
+            if idx[d] < size {
+                break;
+            }
+            off -= size as isize * s;
+            idx[d] = 0;
+        }
+    }
+}
+
+/// Feeds `count` elements at `p` (byte stride `stride`, positions from `n`) into the lanes,
+/// the first into lane `lane`.
+///
+/// # Safety
+/// `p + k·stride` must address a readable, aligned `R::In` for every `k < count`.
+#[inline(always)]
+unsafe fn feed<R: Reducer>(
+    r: &R,
+    lanes: &mut [R::Acc; LANES],
+    mut lane: usize,
+    p: *const u8,
+    stride: isize,
+    count: usize,
+    n: usize,
+) {
+    let mut k = 0;
+    while lane != 0 && k < count {
+        // SAFETY: k < count (the caller's guarantee).
+        lanes[lane] = r.combine(lanes[lane], r.lift(unsafe { get(p, k, stride) }, n + k));
+        lane = (lane + 1) % LANES;
+        k += 1;
+    }
+    let groups = (count - k) / LANES;
+    if groups > 0 {
+        let q = p.wrapping_offset(k as isize * stride);
+        if stride == size_of::<R::In>() as isize {
+            // SAFETY: the caller's guarantee for the `groups·16` contiguous elements at q.
+            unsafe { feed_contiguous(r, lanes, q as *const R::In, groups, n + k) };
+        } else {
+            for g in 0..groups {
+                for (l, acc) in lanes.iter_mut().enumerate() {
+                    let i = g * LANES + l;
+                    // SAFETY: k + i < count.
+                    *acc = r.combine(*acc, r.lift(unsafe { get(q, i, stride) }, n + k + i));
+                }
+            }
+        }
+        k += groups * LANES;
+    }
+    while k < count {
+        // SAFETY: k < count.
+        lanes[lane] = r.combine(lanes[lane], r.lift(unsafe { get(p, k, stride) }, n + k));
+        lane += 1;
+        k += 1;
+    }
+}
+
+/// `groups` groups of 16 contiguous elements into the 16 lanes: the loop LLVM vectorizes
+/// (the lanes are independent, so no reassociation is needed), in its AVX2 copy when the CPU
+/// has it.
+///
+/// # Safety
+/// `q` must address `groups·16` readable, aligned `R::In`s.
+#[inline(always)]
+unsafe fn feed_contiguous<R: Reducer>(
+    r: &R,
+    lanes: &mut [R::Acc; LANES],
+    q: *const R::In,
+    groups: usize,
+    n: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if wide() {
+        // SAFETY: the caller's guarantee, and `wide` says the CPU has the features.
+        return unsafe { lanes_avx2(r, lanes, q, groups, n) };
+    }
+    // SAFETY: the caller's guarantee.
+    unsafe { lanes_loop(r, lanes, q, groups, n) }
+}
+
+/// The contiguous lane loop.
+///
+/// # Safety
+/// As for [`feed_contiguous`].
+#[inline(always)]
+unsafe fn lanes_loop<R: Reducer>(
+    r: &R,
+    lanes: &mut [R::Acc; LANES],
+    q: *const R::In,
+    groups: usize,
+    n: usize,
+) {
+    let mut acc = *lanes;
+    for g in 0..groups {
+        for (l, a) in acc.iter_mut().enumerate() {
+            let i = g * LANES + l;
+            // SAFETY: i < groups·16.
+            *a = r.combine(*a, r.lift(unsafe { q.add(i).read() }, n + i));
+        }
+    }
+    *lanes = acc;
+}
+
+/// [`lanes_loop`] compiled for AVX2 (the same per-lane operations, so the same bits).
+///
+/// # Safety
+/// As for [`feed_contiguous`], and the CPU must have AVX2, FMA and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn lanes_avx2<R: Reducer>(
+    r: &R,
+    lanes: &mut [R::Acc; LANES],
+    q: *const R::In,
+    groups: usize,
+    n: usize,
+) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { lanes_loop(r, lanes, q, groups, n) }
+}
+
+/// One output's reduction over the positions `[n0, n1)` (whole blocks but for the last):
+/// blocks of lanes into a counter, folded.
+///
+/// # Safety
+/// `base` plus the reduced dims' offsets must address readable, aligned `R::In`s.
+unsafe fn reduce_range<R: Reducer>(
+    r: &R,
+    reduced: &[(usize, isize)],
+    base: *const u8,
+    n0: usize,
+    n1: usize,
+) -> R::Acc {
+    let mut lanes = [r.identity(); LANES];
+    let mut fill = 0usize;
+    let mut blocks: Counter<R::Acc, BLOCK_DEPTH> = Counter::new(r.identity());
+    let s0 = reduced[0].1;
+    for_runs(reduced, n0, n1, |off, len, n| {
+        let p = base.wrapping_offset(off);
+        let mut i = 0;
+        while i < len {
+            let take = (len - i).min(BLOCK - fill);
+            let q = p.wrapping_offset(i as isize * s0);
+            // SAFETY: the run's elements are inside the input (the caller's guarantee).
+            unsafe { feed(r, &mut lanes, fill % LANES, q, s0, take, n + i) };
+            fill += take;
+            i += take;
+            if fill == BLOCK {
+                blocks.push(r, lane_tree(r, &lanes));
+                lanes = [r.identity(); LANES];
+                fill = 0;
+            }
+        }
+    });
+    if fill > 0 {
+        blocks.push(r, lane_tree(r, &lanes));
+    }
+    blocks.fold(r)
+}
+
+/// Accumulators of one tile of the outer-dim path: 16 lane rows and a block counter, one
+/// column per output.
+struct TileAcc<A: Copy> {
+    lanes: [[A; TILE]; LANES],
+    stack: [[A; TILE]; BLOCK_DEPTH],
+    depth: usize,
+    count: usize,
+}
+
+impl<A: Copy> TileAcc<A> {
+    /// Closes a block: per column, the 16 lanes by the lane tree, pushed into the counter.
+    fn close_block<R: Reducer<Acc = A>>(&mut self, r: &R, w: usize) {
+        let mut v = [r.identity(); TILE];
+        for (j, vj) in v.iter_mut().enumerate().take(w) {
+            let mut col = [r.identity(); LANES];
+            for (l, c) in col.iter_mut().enumerate() {
+                *c = self.lanes[l][j];
+            }
+            *vj = lane_tree(r, &col);
+        }
+        let mut c = self.count;
+        while c & 1 == 1 {
+            self.depth -= 1;
+            for (j, vj) in v.iter_mut().enumerate().take(w) {
+                *vj = r.combine(self.stack[self.depth][j], *vj);
+            }
+            c >>= 1;
+        }
+        self.stack[self.depth] = v;
+        self.depth += 1;
+        self.count += 1;
+        self.lanes = [[r.identity(); TILE]; LANES];
+    }
+    fn fold<R: Reducer<Acc = A>>(&self, r: &R, j: usize) -> A {
+        if self.depth == 0 {
+            return r.identity();
+        }
+        let mut acc = self.stack[self.depth - 1][j];
+        for i in (0..self.depth - 1).rev() {
+            acc = r.combine(self.stack[i][j], acc);
+        }
+        acc
+    }
+}
+
+/// Adds one input row of `w` contiguous elements into lane row `lane` (all at position `n`).
+///
+/// # Safety
+/// `row` must address `w ≤ TILE` readable, aligned `R::In`s.
+#[inline(always)]
+unsafe fn row_into<R: Reducer>(
+    r: &R,
+    acc: &mut [R::Acc; TILE],
+    row: *const R::In,
+    w: usize,
+    n: usize,
+) {
+    for (j, a) in acc.iter_mut().enumerate().take(w) {
+        // SAFETY: j < w.
+        *a = r.combine(*a, r.lift(unsafe { row.add(j).read() }, n));
+    }
+}
+
+/// One tile's reduction over `[n0, n1)` on the outer-dim path.
+///
+/// # Safety
+/// `base` plus the reduced dims' offsets plus `j·size_of::<In>()` for `j < w` must address
+/// readable, aligned `R::In`s.
+#[inline(always)]
+unsafe fn tile_loop<R: Reducer>(
+    r: &R,
+    t: &mut TileAcc<R::Acc>,
+    reduced: &[(usize, isize)],
+    base: *const u8,
+    w: usize,
+    n0: usize,
+    n1: usize,
+) {
+    let s0 = reduced[0].1;
+    let mut fill = 0usize;
+    for_runs(reduced, n0, n1, |off, len, n| {
+        for i in 0..len {
+            let row = base.wrapping_offset(off + i as isize * s0) as *const R::In;
+            // SAFETY: the row's w elements are inside the input (the caller's guarantee).
+            unsafe { row_into(r, &mut t.lanes[fill % LANES], row, w, n + i) };
+            fill += 1;
+            if fill == BLOCK {
+                t.close_block(r, w);
+                fill = 0;
+            }
+        }
+    });
+    if fill > 0 {
+        t.close_block(r, w);
+    }
+}
+
+/// [`tile_loop`] compiled for AVX2.
+///
+/// # Safety
+/// As for [`tile_loop`], and the CPU must have AVX2, FMA and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn tile_loop_avx2<R: Reducer>(
+    r: &R,
+    t: &mut TileAcc<R::Acc>,
+    reduced: &[(usize, isize)],
+    base: *const u8,
+    w: usize,
+    n0: usize,
+    n1: usize,
+) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { tile_loop(r, t, reduced, base, w, n0, n1) }
+}
+
+/// Runs the reduction `r` over a reduction plan, writing `finish(acc)` as an `O` into each
+/// output element. `grain`: the fewest elements worth a task.
+pub(crate) fn reduce<R: Reducer, O: Copy>(
+    plan: &TensorIterator,
+    r: &R,
+    finish: impl Fn(R::Acc) -> O + Sync,
+    grain: usize,
+) -> Result<()> {
+    debug_assert_eq!(plan.ntensors(), 2);
+    let geo = Geometry::of(plan);
+    let outputs = geo.outputs();
+    let n = geo.reduced_numel();
+    let out_base = SendPtr(plan_ptr(plan, 0));
+    let in_base = SendPtr(plan_ptr(plan, 1));
+    if outputs == 0 {
+        return Ok(());
+    }
+    if n == 0 {
+        let v = finish(r.identity());
+        for m in 0..outputs {
+            let (_, o) = kept_offsets(&geo.kept, m);
+            // SAFETY: the plan's guarantee: each kept index addresses an output element.
+            unsafe { put(out_base.get().wrapping_offset(o), 0, 0, v) };
+        }
+        return Ok(());
+    }
+    let nchunks = n.div_ceil(CHUNK);
+    let item = size_of::<R::In>() as isize;
+    // The outer-dim path: the reduced dims are strided and some kept dim is contiguous.
+    let column = if geo.reduced[0].1 != item && geo.reduced[0].0 >= 1 {
+        geo.kept.iter().position(|k| k.1 == item && k.0 >= 8)
+    } else {
+        None
+    };
+    // Partials of each (output id, chunk), when there is more than one chunk.
+    let mut partials: Vec<R::Acc> = if nchunks > 1 {
+        vec![r.identity(); outputs * nchunks]
+    } else {
+        Vec::new()
+    };
+    let partial_base = SendPtr(partials.as_mut_ptr() as *mut u8);
+    let is_wide = wide();
+    // Output id → (input byte offset of its kept index, output byte offset); ids are the kept
+    // index (inner path) or other kept index · columns + column (outer path).
+    let (others, col_dim): (KeptDims, Option<KeptDim>) = match column {
+        Some(c) => {
+            let mut o = geo.kept.clone();
+            let cd = o.remove(c);
+            (o, Some(cd))
+        }
+        None => (geo.kept.clone(), None),
+    };
+    let id_offsets = |id: usize| -> (isize, isize) {
+        match col_dim {
+            Some((cols, si, so)) => {
+                let (i, o) = kept_offsets(&others, id / cols);
+                let j = (id % cols) as isize;
+                (i + j * si, o + j * so)
+            }
+            None => kept_offsets(&others, id),
+        }
+    };
+    let emit = |id: usize, c: usize, acc: R::Acc| {
+        if nchunks == 1 {
+            let (_, o) = id_offsets(id);
+            // SAFETY: the plan's guarantee: every output id addresses an output element, and
+            // each id is written by one unit only.
+            unsafe { put(out_base.get().wrapping_offset(o), 0, 0, finish(acc)) };
+        } else {
+            // SAFETY: `partials` has `outputs · nchunks` slots, each written by one unit only.
+            unsafe {
+                put(
+                    partial_base.get(),
+                    id * nchunks + c,
+                    size_of::<R::Acc>() as isize,
+                    acc,
+                )
+            };
+        }
+    };
+    let reduced = &geo.reduced;
+    match col_dim {
+        None => {
+            let units = outputs * nchunks;
+            let tasks = task_count(units, outputs * n, grain);
+            run_tasks(units, tasks, |b, e| {
+                for u in b..e {
+                    let (id, c) = (u / nchunks, u % nchunks);
+                    let (i, _) = id_offsets(id);
+                    let (n0, n1) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+                    let base = in_base.get().wrapping_offset(i) as *const u8;
+                    // SAFETY: the plan's guarantee: the kept index and the reduced dims address
+                    // input elements.
+                    let acc = unsafe { reduce_range(r, reduced, base, n0, n1) };
+                    emit(id, c, acc);
+                }
+            })?;
+        }
+        Some((cols, _, _)) => {
+            let tiles = cols.div_ceil(TILE);
+            let others_n: usize = others.iter().map(|k| k.0).product();
+            let units = others_n * tiles * nchunks;
+            let tasks = task_count(units, outputs * n, grain);
+            run_tasks(units, tasks, |b, e| {
+                let mut t = Box::new(TileAcc {
+                    lanes: [[r.identity(); TILE]; LANES],
+                    stack: [[r.identity(); TILE]; BLOCK_DEPTH],
+                    depth: 0,
+                    count: 0,
+                });
+                for u in b..e {
+                    let c = u % nchunks;
+                    let tile = (u / nchunks) % tiles;
+                    let m = u / nchunks / tiles;
+                    let j0 = tile * TILE;
+                    let w = TILE.min(cols - j0);
+                    let id0 = m * cols + j0;
+                    let (i, _) = id_offsets(id0);
+                    let (n0, n1) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+                    t.depth = 0;
+                    t.count = 0;
+                    t.lanes = [[r.identity(); TILE]; LANES];
+                    let base = in_base.get().wrapping_offset(i) as *const u8;
+                    // SAFETY: the plan's guarantee: the tile's columns (a contiguous kept dim)
+                    // and the reduced dims address input elements; `wide` checked the CPU.
+                    unsafe {
+                        #[cfg(target_arch = "x86_64")]
+                        if is_wide {
+                            tile_loop_avx2(r, &mut t, reduced, base, w, n0, n1);
+                        } else {
+                            tile_loop(r, &mut t, reduced, base, w, n0, n1);
+                        }
+                        #[cfg(not(target_arch = "x86_64"))]
+                        tile_loop(r, &mut t, reduced, base, w, n0, n1);
+                    }
+                    for j in 0..w {
+                        emit(id0 + j, c, t.fold(r, j));
+                    }
+                }
+            })?;
+        }
+    }
+    let _ = is_wide;
+    if nchunks > 1 {
+        for id in 0..outputs {
+            let parts = &partials[id * nchunks..(id + 1) * nchunks];
+            let mut counter: Counter<R::Acc, 64> = Counter::new(r.identity());
+            for &p in &parts[..nchunks - 1] {
+                counter.push(r, p);
+            }
+            let acc = counter.fold_with(r, parts[nchunks - 1]);
+            let (_, o) = id_offsets(id);
+            // SAFETY: the plan's guarantee: every output id addresses an output element.
+            unsafe { put(out_base.get().wrapping_offset(o), 0, 0, finish(acc)) };
+        }
+    }
+    Ok(())
+}
+
+/// Operand `k`'s base pointer in the plan.
+fn plan_ptr(plan: &TensorIterator, k: usize) -> *mut u8 {
+    plan.operands()[k]
+        .array
+        .as_ref()
+        .map_or(std::ptr::null_mut(), |a| a.data_ptr() as *mut u8)
+}

@@ -1,0 +1,795 @@
+//! Reductions and scans with torch's rules: `sum`, `prod`, `mean`, `amax`, `amin`, `argmax`,
+//! `argmin`, `all`, `any`, `var`, `std`, `count_nonzero`, `cumsum`, `cumprod` — their result
+//! dtypes, empty reductions, NaN propagation, `dtype=` and `out=` policies and error texts.
+//! The plan is `plan::reduction`'s (the input reduced in place, in any layout); the loops are
+//! `exec::raw::reduce`'s deterministic tree and `exec::raw::scan`'s in-order lines.
+
+use super::copy::{converted_copy, copy_into};
+use super::element::{Bool, Element, C128, C64};
+use super::run::grain_size;
+use crate::dtype::{Category, DType};
+use crate::error::{Error, Result};
+use crate::exec::raw::reduce::{reduce, Reducer};
+use crate::exec::raw::scan::{scan, Scanner};
+use crate::plan::reduction::{reduced_dims, reduction_plan, scan_plan, wrap_dim};
+use crate::plan::resize_output;
+use crate::{Array, MemoryFormat};
+use half::{bf16, f16};
+use std::marker::PhantomData;
+
+// ---- element arithmetic ----
+
+/// The arithmetic of an accumulator type: wrapping for integers.
+pub trait Arith: Element {
+    const ZERO: Self;
+    const ONE: Self;
+    fn add(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+}
+macro_rules! arith_float {
+    ($t:ty, $z:expr, $o:expr) => {
+        impl Arith for $t {
+            const ZERO: Self = $z;
+            const ONE: Self = $o;
+            #[inline(always)]
+            fn add(self, o: Self) -> Self {
+                self + o
+            }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self {
+                self * o
+            }
+        }
+    };
+}
+arith_float!(f32, 0.0, 1.0);
+arith_float!(f64, 0.0, 1.0);
+arith_float!(C64, C64::new(0.0, 0.0), C64::new(1.0, 0.0));
+arith_float!(C128, C128::new(0.0, 0.0), C128::new(1.0, 0.0));
+impl Arith for i64 {
+    const ZERO: Self = 0;
+    const ONE: Self = 1;
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        self.wrapping_add(o)
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        self.wrapping_mul(o)
+    }
+}
+
+/// torch's accumulation types per element type: `Acc` for sum/prod (float16/bfloat16 in
+/// float32, integers and bool in int64), `ScanAcc` for cumsum/cumprod (float32 in float64,
+/// complex64 in complex128), `Out` the natural result (integers and bool give int64).
+pub trait Accumulate: Element {
+    type Acc: Arith;
+    type ScanAcc: Arith;
+    type Out: Element;
+    /// Non-zero (all/any/count_nonzero).
+    fn nonzero(self) -> bool;
+    /// Real and imaginary parts as f64 (var/std).
+    fn parts(self) -> (f64, f64);
+}
+macro_rules! accumulate {
+    ($t:ty, $acc:ty, $scan:ty, $out:ty, |$x:ident| $nz:expr, $parts:expr) => {
+        impl Accumulate for $t {
+            type Acc = $acc;
+            type ScanAcc = $scan;
+            type Out = $out;
+            #[inline(always)]
+            fn nonzero(self) -> bool {
+                let $x = self;
+                $nz
+            }
+            #[inline(always)]
+            fn parts(self) -> (f64, f64) {
+                let $x = self;
+                $parts
+            }
+        }
+    };
+}
+accumulate!(
+    Bool,
+    i64,
+    i64,
+    i64,
+    |x| x.get(),
+    (x.get() as u8 as f64, 0.0)
+);
+accumulate!(u8, i64, i64, i64, |x| x != 0, (x as f64, 0.0));
+accumulate!(i8, i64, i64, i64, |x| x != 0, (x as f64, 0.0));
+accumulate!(i16, i64, i64, i64, |x| x != 0, (x as f64, 0.0));
+accumulate!(i32, i64, i64, i64, |x| x != 0, (x as f64, 0.0));
+accumulate!(i64, i64, i64, i64, |x| x != 0, (x as f64, 0.0));
+accumulate!(
+    f16,
+    f32,
+    f32,
+    f16,
+    |x| f32::from(x) != 0.0,
+    (f64::from(x), 0.0)
+);
+accumulate!(
+    bf16,
+    f32,
+    f32,
+    bf16,
+    |x| f32::from(x) != 0.0,
+    (f64::from(x), 0.0)
+);
+accumulate!(f32, f32, f64, f32, |x| x != 0.0, (x as f64, 0.0));
+accumulate!(f64, f64, f64, f64, |x| x != 0.0, (x, 0.0));
+accumulate!(
+    C64,
+    C64,
+    C128,
+    C64,
+    |x| x.re != 0.0 || x.im != 0.0,
+    (x.re as f64, x.im as f64)
+);
+accumulate!(
+    C128,
+    C128,
+    C128,
+    C128,
+    |x| x.re != 0.0 || x.im != 0.0,
+    (x.re, x.im)
+);
+
+/// An ordered element (amax/amin/argmax/argmin): compared as `Key` (float16/bfloat16 as
+/// float32), NaN (a key unequal to itself) propagating.
+pub trait Ordered: Element {
+    type Key: Copy + PartialOrd + Send + Sync + 'static;
+    const LOWEST: Self::Key;
+    const HIGHEST: Self::Key;
+    fn key(self) -> Self::Key;
+    fn unkey(k: Self::Key) -> Self;
+}
+macro_rules! ordered {
+    ($t:ty, $k:ty, $lo:expr, $hi:expr, |$x:ident| $key:expr, |$y:ident| $unkey:expr) => {
+        impl Ordered for $t {
+            type Key = $k;
+            const LOWEST: $k = $lo;
+            const HIGHEST: $k = $hi;
+            #[inline(always)]
+            fn key(self) -> $k {
+                let $x = self;
+                $key
+            }
+            #[inline(always)]
+            fn unkey($y: $k) -> Self {
+                $unkey
+            }
+        }
+    };
+}
+ordered!(Bool, u8, 0, 1, |x| x.get() as u8, |y| Bool::new(y != 0));
+ordered!(u8, u8, u8::MIN, u8::MAX, |x| x, |y| y);
+ordered!(i8, i8, i8::MIN, i8::MAX, |x| x, |y| y);
+ordered!(i16, i16, i16::MIN, i16::MAX, |x| x, |y| y);
+ordered!(i32, i32, i32::MIN, i32::MAX, |x| x, |y| y);
+ordered!(i64, i64, i64::MIN, i64::MAX, |x| x, |y| y);
+ordered!(
+    f16,
+    f32,
+    f32::NEG_INFINITY,
+    f32::INFINITY,
+    |x| f32::from(x),
+    |y| f16::from_f32(y)
+);
+ordered!(
+    bf16,
+    f32,
+    f32::NEG_INFINITY,
+    f32::INFINITY,
+    |x| f32::from(x),
+    |y| bf16::from_f32(y)
+);
+ordered!(f32, f32, f32::NEG_INFINITY, f32::INFINITY, |x| x, |y| y);
+ordered!(f64, f64, f64::NEG_INFINITY, f64::INFINITY, |x| x, |y| y);
+
+// ---- reducers from closures ----
+
+/// A [`Reducer`] made of closures.
+struct Fold<I, A, L, C> {
+    identity: A,
+    lift: L,
+    combine: C,
+    input: PhantomData<fn(I)>,
+}
+impl<I: Copy, A: Copy + Send + Sync, L, C> Reducer for Fold<I, A, L, C>
+where
+    L: Fn(I, usize) -> A + Sync,
+    C: Fn(A, A) -> A + Sync,
+{
+    type In = I;
+    type Acc = A;
+    #[inline(always)]
+    fn identity(&self) -> A {
+        self.identity
+    }
+    #[inline(always)]
+    fn lift(&self, x: I, index: usize) -> A {
+        (self.lift)(x, index)
+    }
+    #[inline(always)]
+    fn combine(&self, a: A, b: A) -> A {
+        (self.combine)(a, b)
+    }
+}
+fn fold<I, A, L, C>(identity: A, lift: L, combine: C) -> Fold<I, A, L, C> {
+    Fold {
+        identity,
+        lift,
+        combine,
+        input: PhantomData,
+    }
+}
+
+/// A [`Scanner`] made of closures.
+struct ScanFold<I, A, O, S, F> {
+    identity: A,
+    step: S,
+    finish: F,
+    types: PhantomData<fn(I) -> O>,
+}
+impl<I: Copy, A: Copy + Send + Sync, O: Copy, S, F> Scanner for ScanFold<I, A, O, S, F>
+where
+    S: Fn(A, I) -> A + Sync,
+    F: Fn(A) -> O + Sync,
+{
+    type In = I;
+    type Acc = A;
+    type Out = O;
+    #[inline(always)]
+    fn identity(&self) -> A {
+        self.identity
+    }
+    #[inline(always)]
+    fn step(&self, acc: A, x: I) -> A {
+        (self.step)(acc, x)
+    }
+    #[inline(always)]
+    fn finish(&self, acc: A) -> O {
+        (self.finish)(acc)
+    }
+}
+
+// ---- the operations ----
+
+/// Which reduction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduceOp {
+    Sum,
+    Prod,
+    Mean,
+    Amax,
+    Amin,
+    Argmax,
+    Argmin,
+    All,
+    Any,
+    CountNonzero,
+}
+
+impl ReduceOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Prod => "prod",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Amax => "amax",
+            ReduceOp::Amin => "amin",
+            ReduceOp::Argmax => "argmax",
+            ReduceOp::Argmin => "argmin",
+            ReduceOp::All => "all",
+            ReduceOp::Any => "any",
+            ReduceOp::CountNonzero => "count_nonzero",
+        }
+    }
+}
+
+fn is_int_like(d: DType) -> bool {
+    matches!(d.category(), Category::Bool | Category::Integral)
+}
+
+/// The dtype sum/prod/cumsum give without `dtype=`: int64 for bool and integers.
+fn natural_dtype(d: DType) -> DType {
+    if is_int_like(d) {
+        DType::I64
+    } else {
+        d
+    }
+}
+
+fn unsupported(op: &str, d: DType) -> Error {
+    Error::type_(format!("\"{op}\" not implemented for '{}'", d.torch_name()))
+}
+
+/// torch's `out=` policy for a computed result: `out` resized (with its warning) and filled.
+fn into_out(result: Array, out: Option<&Array>) -> Result<Array> {
+    match out {
+        None => Ok(result),
+        Some(o) => {
+            let target = resize_output(o, result.shape())?;
+            copy_into(&target, &result)?;
+            Ok(target)
+        }
+    }
+}
+
+/// The dtype an op with `dtype=` computes in when an `out=` of `out_dtype` is given: `dtype`
+/// itself (which must then match the out's, torch's text), else the out's.
+fn dtype_with_out(dtype: Option<DType>, out: Option<&Array>) -> Result<Option<DType>> {
+    match (dtype, out) {
+        (Some(d), Some(o)) if o.dtype() != d => Err(Error::value(format!(
+            "Expected out tensor to have dtype {}, but got {} instead",
+            c_type_name(d),
+            c_type_name(o.dtype())
+        ))),
+        (None, Some(o)) => Ok(Some(o.dtype())),
+        (d, _) => Ok(d),
+    }
+}
+
+/// The C++ type names torch's dtype messages use.
+fn c_type_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::U8 => "unsigned char",
+        DType::I8 => "signed char",
+        DType::I16 => "short int",
+        DType::I32 => "int",
+        DType::I64 => "long int",
+        DType::F16 => "c10::Half",
+        DType::BF16 => "c10::BFloat16",
+        DType::F32 => "float",
+        DType::F64 => "double",
+        DType::ComplexHalf => "c10::complex<c10::Half>",
+        DType::C64 => "c10::complex<float>",
+        DType::C128 => "c10::complex<double>",
+    }
+}
+
+/// `sum`, `prod`, `mean` (with `dtype=`), `amax`, `amin`, `argmax`, `argmin`, `all`, `any`,
+/// `count_nonzero` of `a` over `dims` (`None`: all; argmax/argmin take at most one dim).
+pub fn reduction(
+    op: ReduceOp,
+    a: &Array,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    dtype: Option<DType>,
+    out: Option<&Array>,
+) -> Result<Array> {
+    // (torch checks dtypes before dims for mean and argmax/argmin, dims first for the others)
+    let dims_mask = || reduced_dims(dims, a.ndim());
+    match op {
+        ReduceOp::Sum | ReduceOp::Prod => {
+            let mask = dims_mask()?;
+            let dtype = dtype_with_out(dtype, out)?;
+            let (input, cast_to) = match dtype {
+                None => (a.clone(), None),
+                Some(d) if is_int_like(a.dtype()) && is_int_like(d) => (a.clone(), Some(d)),
+                Some(d) if d == a.dtype() => (a.clone(), None),
+                Some(d) => (converted_copy(a, Some(d), MemoryFormat::Preserve)?, None),
+            };
+            let mut result = sum_prod(op == ReduceOp::Prod, &input, &mask, keepdim)?;
+            if let Some(d) = cast_to.filter(|&d| d != result.dtype()) {
+                result = converted_copy(&result, Some(d), MemoryFormat::Contiguous)?;
+            }
+            into_out(result, out)
+        }
+        ReduceOp::Mean => {
+            let dtype = dtype_with_out(dtype, out)?;
+            let target = dtype.unwrap_or(a.dtype());
+            if !matches!(target.category(), Category::Floating | Category::Complex) {
+                let which = if dtype.is_some() { "Optional" } else { "Input" };
+                return Err(Error::type_(format!(
+                    "mean(): could not infer output dtype. {which} dtype must be either a floating point or complex dtype. Got: {}",
+                    target.torch_name()
+                )));
+            }
+            let mask = dims_mask()?;
+            let input = if target == a.dtype() {
+                a.clone()
+            } else {
+                converted_copy(a, Some(target), MemoryFormat::Preserve)?
+            };
+            into_out(mean(&input, &mask, keepdim)?, out)
+        }
+        ReduceOp::Amax | ReduceOp::Amin => {
+            if let Some(o) = out.filter(|o| o.dtype() != a.dtype()) {
+                return Err(Error::value(format!(
+                    "Expected the dtype for input and out to match, but got {} for input's dtype and {} for out's dtype.",
+                    a.dtype().torch_name(),
+                    o.dtype().torch_name()
+                )));
+            }
+            check_nonempty(op, a, dims)?;
+            let mask = dims_mask()?;
+            into_out(extremum(op == ReduceOp::Amax, a, &mask, keepdim)?, out)
+        }
+        ReduceOp::Argmax | ReduceOp::Argmin => {
+            if let Some(o) = out.filter(|o| o.dtype() != DType::I64) {
+                return Err(Error::value(format!(
+                    "Expected out tensor to have dtype long int, but got {} instead",
+                    c_type_name(o.dtype())
+                )));
+            }
+            match a.dtype() {
+                DType::Bool => {
+                    return Err(Error::value(format!(
+                        "{}(): does not support bool input",
+                        op.name()
+                    )))
+                }
+                d if d.category() == Category::Complex => {
+                    return Err(Error::value(format!(
+                        "{}(): does not support complex input",
+                        op.name()
+                    )))
+                }
+                _ => {}
+            }
+            check_nonempty(op, a, dims)?;
+            let mask = dims_mask()?;
+            // argmax over all dims is over the flattened array: the same as over every dim.
+            into_out(
+                arg_extremum(op == ReduceOp::Argmax, a, &mask, keepdim)?,
+                out,
+            )
+        }
+        ReduceOp::All | ReduceOp::Any => {
+            // (an empty dim list reduces nothing here, unlike the other reductions)
+            let mask = match dims {
+                Some([]) => vec![false; a.ndim()],
+                _ => dims_mask()?,
+            };
+            let natural = if a.dtype() == DType::U8 {
+                DType::U8
+            } else {
+                DType::Bool
+            };
+            if let Some(o) = out.filter(|o| o.dtype() != natural) {
+                return Err(Error::value(format!(
+                    "{} only supports bool tensor for result, got: {}",
+                    op.name(),
+                    o.dtype().torch_name()
+                )));
+            }
+            into_out(
+                all_any(op == ReduceOp::All, a, &mask, keepdim, natural)?,
+                out,
+            )
+        }
+        ReduceOp::CountNonzero => count_nonzero(a, &dims_mask()?),
+    }
+}
+
+/// amax/amin/argmax/argmin refuse to reduce nothing, with torch's IndexError texts.
+fn check_nonempty(op: ReduceOp, a: &Array, dims: Option<&[i64]>) -> Result<()> {
+    if a.numel() != 0 {
+        return Ok(());
+    }
+    let all = matches!(dims, None | Some([]));
+    if all {
+        // (a RuntimeError for amax/amin, an IndexError for argmax/argmin, as torch has them)
+        if matches!(op, ReduceOp::Amax | ReduceOp::Amin) {
+            return Err(Error::value(format!(
+                "{}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.",
+                op.name()
+            )));
+        }
+        return Err(Error::index(format!(
+            "{}(): Expected reduction dim to be specified for input.numel() == 0.",
+            op.name()
+        )));
+    }
+    // torch looks at the dims in the order given, before any repeated-dim check, and names
+    // the dim as the user wrote it.
+    for &d in dims.unwrap_or(&[]) {
+        if a.ndim() > 0 && a.shape()[wrap_dim(d, a.ndim())?] == 0 {
+            return Err(Error::index(format!(
+                "{}(): Expected reduction dim {d} to have non-zero size.",
+                op.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn sum_prod(prod: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Array> {
+    let out_dtype = natural_dtype(a.dtype());
+    let r = reduction_plan(a, mask, keepdim, out_dtype, false)?;
+    let grain = grain_size();
+    crate::dispatch_all!(a.dtype(), T => {
+        type A = <T as Accumulate>::Acc;
+        let finish = |acc: A| acc.cast::<<T as Accumulate>::Out>();
+        if prod {
+            let f = fold(A::ONE, |x: T, _| x.cast::<A>(), |a: A, b: A| a.mul(b));
+            reduce(&r.plan, &f, finish, grain)?;
+        } else {
+            let f = fold(A::ZERO, |x: T, _| x.cast::<A>(), |a: A, b: A| a.add(b));
+            reduce(&r.plan, &f, finish, grain)?;
+        }
+        Ok(r.result)
+    }, else Err(unsupported("sum", a.dtype())))
+}
+
+/// mean = sum / n, rounded as torch's `sum(x).div_(n)` (the sum in the dtype, then divided).
+fn mean(a: &Array, mask: &[bool], keepdim: bool) -> Result<Array> {
+    let r = reduction_plan(a, mask, keepdim, a.dtype(), false)?;
+    let n = r.reduced_numel;
+    let grain = grain_size();
+    crate::dispatch_inexact!(a.dtype(), T => {
+        type A = <T as Accumulate>::Acc;
+        let f = fold(A::ZERO, |x: T, _| x.cast::<A>(), |a: A, b: A| a.add(b));
+        reduce(&r.plan, &f, |acc: A| divide::<T>(acc.cast::<T>(), n), grain)?;
+        Ok(r.result)
+    }, else Err(unsupported("mean", a.dtype())))
+}
+
+/// `s / n` in the dtype's compute type, rounded to the dtype.
+fn divide<T: Element>(s: T, n: usize) -> T {
+    match T::DTYPE {
+        DType::F64 => T::from_f64(s.cast::<f64>() / n as f64),
+        DType::C64 => T::from_c64(s.cast::<C64>() / n as f32),
+        DType::C128 => T::from_c128(s.cast::<C128>() / n as f64),
+        _ => T::from_f32(s.cast::<f32>() / n as f32),
+    }
+}
+
+fn extremum(max: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Array> {
+    let r = reduction_plan(a, mask, keepdim, a.dtype(), false)?;
+    let grain = grain_size();
+    let name = if max {
+        "max_values_cpu"
+    } else {
+        "min_values_cpu"
+    };
+    crate::dispatch_ordered!(a.dtype(), T => {
+        type K = <T as Ordered>::Key;
+        // NaN (a key unequal to itself) wins; otherwise the larger (smaller) key.
+        let f = fold(
+            if max { T::LOWEST } else { T::HIGHEST },
+            |x: T, _| x.key(),
+            move |a: K, b: K| {
+                #[allow(clippy::eq_op)]
+                let keep = a != a || if max { b <= a } else { b >= a };
+                if keep { a } else { b }
+            },
+        );
+        reduce(&r.plan, &f, |k: K| T::unkey(k), grain)?;
+        Ok(r.result)
+    }, else Err(unsupported(name, a.dtype())))
+}
+
+fn arg_extremum(max: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Array> {
+    let r = reduction_plan(a, mask, keepdim, DType::I64, true)?;
+    let grain = grain_size();
+    crate::dispatch_ordered!(a.dtype(), T => {
+        type K = <T as Ordered>::Key;
+        // (value, index): NaN first, then the larger (smaller) value, then the first index.
+        let better = move |a: (K, usize), b: (K, usize)| -> bool {
+            #[allow(clippy::eq_op)]
+            let (an, bn) = (a.0 != a.0, b.0 != b.0);
+            if an || bn {
+                return bn && (!an || b.1 < a.1);
+            }
+            let wins = if max { b.0 > a.0 } else { b.0 < a.0 };
+            wins || (b.0 == a.0 && b.1 < a.1)
+        };
+        let f = fold(
+            (if max { T::LOWEST } else { T::HIGHEST }, usize::MAX),
+            |x: T, i: usize| (x.key(), i),
+            move |a: (K, usize), b: (K, usize)| if better(a, b) { b } else { a },
+        );
+        reduce(&r.plan, &f, |acc: (K, usize)| acc.1 as i64, grain)?;
+        Ok(r.result)
+    }, else Err(unsupported("argmax", a.dtype())))
+}
+
+fn all_any(all: bool, a: &Array, mask: &[bool], keepdim: bool, out: DType) -> Result<Array> {
+    let r = reduction_plan(a, mask, keepdim, out, false)?;
+    let grain = grain_size();
+    crate::dispatch_all!(a.dtype(), T => {
+        let f = fold(all, |x: T, _| x.nonzero(), move |a: bool, b: bool| if all { a & b } else { a | b });
+        // (bool and uint8 results are the same bytes: one loop writes both)
+        reduce(&r.plan, &f, |v: bool| v as u8, grain)?;
+        Ok(r.result)
+    }, else Err(unsupported("all", a.dtype())))
+}
+
+fn count_nonzero(a: &Array, mask: &[bool]) -> Result<Array> {
+    let r = reduction_plan(a, mask, false, DType::I64, false)?;
+    let grain = grain_size();
+    crate::dispatch_all!(a.dtype(), T => {
+        let f = fold(0i64, |x: T, _| x.nonzero() as i64, |a: i64, b: i64| a.wrapping_add(b));
+        reduce(&r.plan, &f, |v: i64| v, grain)?;
+        Ok(r.result)
+    }, else Err(unsupported("count_nonzero", a.dtype())))
+}
+
+/// Welford's running (count, mean, sum of squared deviations), real and imaginary parts, in
+/// f64; two partial results combine by Chan's formula.
+#[derive(Debug, Clone, Copy)]
+struct Moments {
+    n: f64,
+    re: f64,
+    im: f64,
+    m2: f64,
+}
+
+#[inline(always)]
+fn merge(a: Moments, b: Moments) -> Moments {
+    if a.n == 0.0 {
+        return b;
+    }
+    if b.n == 0.0 {
+        return a;
+    }
+    let n = a.n + b.n;
+    let (dr, di) = (b.re - a.re, b.im - a.im);
+    let f = b.n / n;
+    Moments {
+        n,
+        re: a.re + dr * f,
+        im: a.im + di * f,
+        m2: a.m2 + b.m2 + (dr * dr + di * di) * a.n * f,
+    }
+}
+
+/// `var`/`std` with torch's `correction` (default 1): the sum of squared deviations over
+/// `max(0, n − correction)`, with torch's warning when that is not positive. Complex inputs
+/// give real results.
+pub fn var_std(
+    std: bool,
+    a: &Array,
+    dims: Option<&[i64]>,
+    correction: Option<f64>,
+    keepdim: bool,
+    out: Option<&Array>,
+) -> Result<Array> {
+    let name = if std { "std" } else { "var" };
+    if !matches!(a.dtype().category(), Category::Floating | Category::Complex) {
+        return Err(Error::type_(
+            "std and var only support floating point and complex dtypes",
+        ));
+    }
+    let mask = reduced_dims(dims, a.ndim())?;
+    let real = match a.dtype() {
+        DType::C64 => DType::F32,
+        DType::C128 => DType::F64,
+        d => d,
+    };
+    let r = reduction_plan(a, &mask, keepdim, real, false)?;
+    let correction = correction.unwrap_or(1.0);
+    let n = r.reduced_numel as f64;
+    let divisor = (n - correction).max(0.0);
+    if divisor <= 0.0 {
+        crate::warnings::warn(format!(
+            "{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor (input numel divided by output numel)."
+        ));
+    }
+    let grain = grain_size();
+    crate::dispatch_inexact!(a.dtype(), T => {
+        let f = fold(
+            Moments { n: 0.0, re: 0.0, im: 0.0, m2: 0.0 },
+            |x: T, _| {
+                let (re, im) = x.parts();
+                Moments { n: 1.0, re, im, m2: 0.0 }
+            },
+            merge,
+        );
+        let finish = |m: Moments| {
+            let v = m.m2 / divisor;
+            if std { v.sqrt() } else { v }
+        };
+        match real {
+            DType::F16 => reduce(&r.plan, &f, |m| f16::from_f64(finish(m)), grain)?,
+            DType::BF16 => reduce(&r.plan, &f, |m| bf16::from_f64(finish(m)), grain)?,
+            DType::F32 => reduce(&r.plan, &f, |m| finish(m) as f32, grain)?,
+            _ => reduce(&r.plan, &f, finish, grain)?,
+        }
+        into_out(r.result, out)
+    }, else Err(unsupported(name, a.dtype())))
+}
+
+/// `cumsum`/`cumprod` along `dim` (with `dtype=`): torch's accumulation types (float32 in
+/// float64, float16/bfloat16 in float32, integers and bool in int64, giving int64).
+pub fn scan_op(
+    prod: bool,
+    a: &Array,
+    dim: i64,
+    dtype: Option<DType>,
+    out: Option<&Array>,
+) -> Result<Array> {
+    let dim = wrap_dim(dim, a.ndim())?;
+    let dtype = dtype.or(out.map(|o| o.dtype()));
+    let (input, cast_to) = match dtype {
+        None => (a.clone(), None),
+        Some(d) if is_int_like(a.dtype()) && is_int_like(d) => (a.clone(), Some(d)),
+        Some(d) if d == a.dtype() => (a.clone(), None),
+        Some(d) => (converted_copy(a, Some(d), MemoryFormat::Preserve)?, None),
+    };
+    let out_dtype = natural_dtype(input.dtype());
+    let (plan, result, line) = scan_plan(&input, dim, out_dtype)?;
+    let grain = grain_size();
+    crate::dispatch_all!(input.dtype(), T => {
+        type S = <T as Accumulate>::ScanAcc;
+        type O = <T as Accumulate>::Out;
+        let finish = |s: S| s.cast::<O>();
+        if prod {
+            let s = ScanFold { identity: S::ONE, step: |acc: S, x: T| acc.mul(x.cast::<S>()), finish, types: PhantomData };
+            scan(&plan, line, &s, grain)?;
+        } else {
+            let s = ScanFold { identity: S::ZERO, step: |acc: S, x: T| acc.add(x.cast::<S>()), finish, types: PhantomData };
+            scan(&plan, line, &s, grain)?;
+        }
+    }, else return Err(unsupported("cumsum", input.dtype())));
+    let mut result = result;
+    if let Some(d) = cast_to.filter(|&d| d != result.dtype()) {
+        result = converted_copy(&result, Some(d), MemoryFormat::Contiguous)?;
+    }
+    into_out(result, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Scalar;
+
+    fn floats(a: &Array) -> Vec<f64> {
+        a.to_scalars()
+            .unwrap()
+            .into_iter()
+            .map(|s| match s {
+                Scalar::Float(f) => f,
+                Scalar::Int(i) => i as f64,
+                Scalar::Bool(b) => b as u8 as f64,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn float32_sum_of_three_times_two_to_the_24_ones_is_exact() {
+        let n = 3 << 24;
+        let a = Array::full(
+            &[n],
+            Scalar::Float(1.0),
+            DType::F32,
+            MemoryFormat::Contiguous,
+        )
+        .unwrap();
+        let s = reduction(ReduceOp::Sum, &a, None, false, None, None).unwrap();
+        assert_eq!(floats(&s), vec![n as f64]);
+    }
+
+    #[test]
+    fn sums_along_inner_and_outer_dims() {
+        let a = Array::arange(Scalar::Int(0), Scalar::Int(12), Scalar::Int(1), DType::F32)
+            .unwrap()
+            .view(&[3, 4])
+            .unwrap();
+        let s0 = reduction(ReduceOp::Sum, &a, Some(&[0]), false, None, None).unwrap();
+        assert_eq!(floats(&s0), vec![12.0, 15.0, 18.0, 21.0]);
+        let s1 = reduction(ReduceOp::Sum, &a, Some(&[1]), true, None, None).unwrap();
+        assert_eq!(s1.shape(), &[3, 1]);
+        assert_eq!(floats(&s1), vec![6.0, 22.0, 38.0]);
+        let am = reduction(
+            ReduceOp::Argmax,
+            &a.transpose(0, 1).unwrap(),
+            None,
+            false,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(floats(&am), vec![11.0]);
+        let c = scan_op(false, &a, 0, None, None).unwrap();
+        assert_eq!(floats(&c)[8..], [12.0, 15.0, 18.0, 21.0]);
+    }
+}

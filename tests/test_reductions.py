@@ -1,0 +1,299 @@
+"""Reductions and scans, differential against torch: random layouts (channels_last, permuted,
+sliced, expanded, negative strides from numpy, 0-d, size-0 and size-1 dims), every dim subset,
+keepdim both ways, every dtype — shape, strides, dtype, values and error texts — plus the
+determinism promise (identical bits at any thread count and grain size)."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ferroiter as fi
+
+from harness import (
+    TORCH_DTYPES,
+    assert_same,
+    assert_same_error,
+    assert_same_outcome,
+    layout_pairs,
+    share,
+    torch_to_numpy,
+)
+
+
+def comparable(nd: np.ndarray) -> np.ndarray:
+    """bfloat16 values as float32 (exact: every bfloat16 is a float32), for numpy arithmetic."""
+    return nd.astype(np.float32) if nd.dtype == np.dtype(ml_dtypes.bfloat16) else nd
+
+
+#: Reductions taking (dim, keepdim); dims: "many" takes tuples, "one" a single int.
+REDUCTIONS = {
+    "sum": "many",
+    "mean": "many",
+    "amax": "many",
+    "amin": "many",
+    "all": "many",
+    "any": "many",
+    "prod": "one",
+    "argmax": "one",
+    "argmin": "one",
+}
+
+#: Ops whose float results depend on the summation order: compared with a tolerance.
+INEXACT = {"prod", "var", "std"}
+
+
+def assert_close_or_same(a: fi.Array, t: torch.Tensor, exact: bool) -> None:
+    """Shape, strides, dtype always; values exactly, or within a tolerance for inexact ops."""
+    assert_same(a, t, values=exact)
+    if not exact:
+        mine = comparable(a.numpy()).astype(np.complex128 if t.dtype.is_complex else np.float64)
+        theirs = comparable(torch_to_numpy(t)).astype(mine.dtype)
+        rtol = 1e-2 if t.dtype in (torch.float16, torch.bfloat16) else 1e-5
+        np.testing.assert_allclose(mine, theirs, rtol=rtol, atol=1e-6, equal_nan=True)
+
+
+@st.composite
+def dim_args(draw, ndim: int, kind: str):
+    """A dim argument torch may accept (or refuse with a message to compare): None, an int (maybe
+    negative or out of range), or a subset of the dims as a tuple (maybe with a repeat)."""
+    r = max(ndim, 1)
+    choices = [st.none(), st.integers(-r - 1, r)]
+    if kind == "many":
+        subset = st.lists(st.integers(-r, r - 1), max_size=ndim + 1).map(tuple)
+        choices.append(subset)
+    return draw(st.one_of(*choices))
+
+
+def call(mod, name, x, dim, keepdim, **kw):
+    if dim is None:
+        return getattr(mod, name)(x, **kw)
+    return getattr(mod, name)(x, dim, keepdim, **kw)
+
+
+@given(layout_pairs(max_ops=3, max_ndim=4), st.sampled_from(sorted(REDUCTIONS)), st.data())
+def test_reductions_match_torch(pair, name, data):
+    a, t = pair
+    dim = data.draw(dim_args(t.dim(), REDUCTIONS[name]))
+    keepdim = data.draw(st.booleans())
+    if name in ("amax", "amin") and dim is None:
+        dim = ()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        outcome = assert_same_outcome(
+            lambda: call(fi, name, a, dim, keepdim),
+            lambda: call(torch, name, t, dim, keepdim),
+            kind=TypeError
+            if name == "mean" and not (t.dtype.is_floating_point or t.dtype.is_complex)
+            else None,
+        )
+    if outcome is not None:
+        mine, theirs = outcome
+        assert_close_or_same(
+            mine, theirs, exact=name not in INEXACT or not t.dtype.is_floating_point
+        )
+
+
+@given(layout_pairs(max_ops=3, max_ndim=4), st.sampled_from(["var", "std"]), st.data())
+def test_var_std_match_torch(pair, name, data):
+    a, t = pair
+    dim = data.draw(dim_args(t.dim(), "many"))
+    keepdim = data.draw(st.booleans())
+    correction = data.draw(st.sampled_from([None, 0, 1, 2, 0.5]))
+    kw = {} if correction is None else {"correction": correction}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        outcome = assert_same_outcome(
+            lambda: getattr(fi, name)(a, dim, keepdim=keepdim, **kw),
+            lambda: getattr(torch, name)(t, dim, keepdim=keepdim, **kw),
+            kind=TypeError if not (t.dtype.is_floating_point or t.dtype.is_complex) else None,
+        )
+    if outcome is not None:
+        assert_close_or_same(*outcome, exact=False)
+
+
+@given(layout_pairs(max_ops=3, max_ndim=4), st.sampled_from(["cumsum", "cumprod"]), st.data())
+def test_scans_match_torch(pair, name, data):
+    a, t = pair
+    r = max(t.dim(), 1)
+    dim = data.draw(st.integers(-r - 1, r))
+    outcome = assert_same_outcome(
+        lambda: getattr(fi, name)(a, dim), lambda: getattr(torch, name)(t, dim)
+    )
+    if outcome is not None:
+        exact = name == "cumsum" or not t.dtype.is_floating_point
+        assert_close_or_same(*outcome, exact=exact)
+
+
+@given(layout_pairs(max_ops=2, max_ndim=4), st.data())
+def test_count_nonzero_and_methods(pair, data):
+    a, t = pair
+    dim = data.draw(dim_args(t.dim(), "many"))
+    outcome = assert_same_outcome(lambda: a.count_nonzero(dim), lambda: t.count_nonzero(dim))
+    if outcome is not None:
+        assert_same(*outcome)
+    outcome = assert_same_outcome(lambda: a.sum(), lambda: t.sum())
+    if outcome is not None:
+        assert_same(*outcome)
+
+
+@pytest.mark.parametrize("dtype", TORCH_DTYPES, ids=str)
+@pytest.mark.parametrize("step", [-1, -2])
+def test_negative_strides_from_numpy(dtype, step):
+    t = torch.arange(60).reshape(3, 4, 5).to(dtype)
+    nd = torch_to_numpy(t)[::step, :, ::-1]
+    a = fi.from_numpy(nd)
+    # the same values, contiguous, on torch's side (bfloat16 through float32: exact)
+    tv = torch.from_numpy(np.ascontiguousarray(comparable(nd))).to(dtype)
+    for dims in [None, 0, (1,), (0, 2), (-1, 0, 1)]:
+        out = assert_same_outcome(
+            lambda dims=dims: fi.sum(a, dims), lambda dims=dims: torch.sum(tv, dims)
+        )
+        if out is not None:
+            mine, theirs = out
+            assert_same(mine, theirs)
+    if dtype not in (torch.bool, torch.complex64, torch.complex128):
+        assert_same(fi.argmax(a, 2), torch.argmax(tv, 2))
+        assert_same(fi.amax(a, (0, 2)), torch.amax(tv, (0, 2)))
+    assert_same(fi.cumsum(a, 1), torch.cumsum(tv, 1))
+    assert_same(fi.cumsum(a, 0), torch.cumsum(tv, 0))
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 4), ()])
+def test_empty_and_zero_d(shape):
+    t = torch.zeros(shape)
+    a = share(t) if t.numel() else fi.zeros(shape)
+    for name in ["sum", "prod", "mean", "all", "any"]:
+        assert_same(getattr(fi, name)(a), getattr(torch, name)(t))
+        for d in range(t.dim()):
+            assert_same(getattr(fi, name)(a, d), getattr(torch, name)(t, d))
+    for name in ["amax", "amin", "argmax", "argmin"]:
+        for d in [None, *range(t.dim())]:
+            dd = () if d is None and name in ("amax", "amin") else d
+            out = assert_same_outcome(
+                lambda name=name, dd=dd: getattr(fi, name)(a, dd),
+                lambda name=name, dd=dd: getattr(torch, name)(t, dd),
+            )
+            if out is not None:
+                assert_same(*out)
+
+
+def test_error_texts():
+    t = torch.zeros(2, 3, dtype=torch.int64)
+    a = fi.zeros((2, 3), dtype="int64")
+    assert_same_error(lambda: fi.mean(a), lambda: torch.mean(t), kind=TypeError)
+    assert_same_error(
+        lambda: fi.mean(a.to("float32"), dtype="int32"),
+        lambda: torch.mean(t.float(), dtype=torch.int32),
+        kind=TypeError,
+    )
+    assert_same_error(lambda: fi.sum(a, 2), lambda: torch.sum(t, 2))
+    assert_same_error(lambda: fi.sum(a, (0, -2)), lambda: torch.sum(t, (0, -2)))
+    assert_same_error(lambda: fi.var(a), lambda: torch.var(t), kind=TypeError)
+    e, te = fi.zeros((0, 3)), torch.zeros(0, 3)
+    assert_same_error(lambda: fi.amax(e, 0), lambda: torch.amax(te, 0))
+    assert_same_error(lambda: fi.amax(e), lambda: torch.amax(te))
+    assert_same_error(lambda: fi.argmin(e), lambda: torch.argmin(te))
+    assert_same_error(lambda: fi.argmax(e, 0), lambda: torch.argmax(te, 0))
+    assert_same_error(
+        lambda: fi.argmax(fi.zeros((3,), dtype="bool")),
+        lambda: torch.argmax(torch.zeros(3, dtype=torch.bool)),
+    )
+    assert_same_error(lambda: fi.cumsum(a, 2), lambda: torch.cumsum(t, 2))
+
+
+def test_dtype_rules_and_out():
+    t = torch.arange(6, dtype=torch.int32).reshape(2, 3)
+    a = share(t)
+    assert_same(fi.sum(a, 0), torch.sum(t, 0))
+    assert_same(fi.sum(a, 0, dtype="int16"), torch.sum(t, 0, dtype=torch.int16))
+    assert_same(fi.sum(a, 0, dtype="float16"), torch.sum(t, 0, dtype=torch.float16))
+    assert_same(fi.prod(a, 1), torch.prod(t, 1))
+    assert_same(fi.cumsum(a, 1), torch.cumsum(t, 1))
+    assert_same(fi.cumsum(a, 1, dtype="float64"), torch.cumsum(t, 1, dtype=torch.float64))
+    assert_same(fi.mean(a, 0, dtype="float64"), torch.mean(t, 0, dtype=torch.float64))
+    u = torch.tensor([0, 3], dtype=torch.uint8)
+    assert_same(fi.all(share(u)), torch.all(u))
+    # out=: resized with torch's warning, dtype taken from the out
+    o, to = fi.empty((5,), dtype="float64"), torch.empty(5, dtype=torch.float64)
+    with pytest.warns(UserWarning, match="was resized"):
+        r = fi.sum(a, 0, out=o)
+    torch.sum(t, 0, out=to)
+    assert r is o
+    assert_same(o, to)
+    assert_same_error(
+        lambda: fi.amax(a, 0, out=fi.empty((3,), dtype="int64")),
+        lambda: torch.amax(t, 0, out=torch.empty(3, dtype=torch.int64)),
+    )
+    assert_same_error(
+        lambda: fi.argmax(a, 0, out=fi.empty((3,), dtype="int32")),
+        lambda: torch.argmax(t, 0, out=torch.empty(3, dtype=torch.int32)),
+    )
+
+
+def test_nan_propagation_and_first_index_of_ties():
+    t = torch.tensor([[1.0, float("nan"), 3.0, 3.0], [2.0, 2.0, float("nan"), float("nan")]])
+    a = share(t)
+    for name in ["amax", "amin", "argmax", "argmin", "sum", "mean"]:
+        for d in [0, 1, -1]:
+            assert_same(getattr(fi, name)(a, d), getattr(torch, name)(t, d))
+    assert_same(fi.argmax(a), torch.argmax(t))
+    ties = torch.tensor([5, 1, 5, 1, 5], dtype=torch.int16)
+    assert_same(fi.argmax(share(ties)), torch.argmax(ties))
+    assert_same(fi.argmin(share(ties)), torch.argmin(ties))
+
+
+def test_float32_sum_of_three_times_two_to_the_24_ones_is_exact():
+    n = 3 * 2**24
+    s = fi.sum(fi.ones((n,)))
+    assert s.item() == float(n)
+
+
+def test_channels_last_sum_over_hw_is_not_copied():
+    t = torch.randn(4, 8, 6, 5).contiguous(memory_format=torch.channels_last)
+    a = share(t)
+    r = fi.sum(a, (2, 3), keepdim=True)
+    assert_same(r, torch.sum(t, (2, 3), keepdim=True), values=False)
+    np.testing.assert_allclose(r.numpy(), torch.sum(t, (2, 3), keepdim=True).numpy(), rtol=1e-5)
+    # the plan reads the input where it is: the reduction iterator's input is the array itself
+    assert fi.mean(a, (0, 2, 3)).shape == (8,)
+
+
+@pytest.mark.parametrize("n", [100, 32768, 32769, 70001, 3 * 32768 + 5])
+def test_identical_bits_at_any_thread_count_and_grain(n):
+    rng = np.random.default_rng(n)
+    x = fi.from_numpy(rng.standard_normal(n).astype(np.float32))
+    m = fi.from_numpy(rng.standard_normal((n // 50 + 1, 50)).astype(np.float32))
+    results = {}
+    old_threads, old_grain = fi.get_num_threads(), fi.get_grain_size()
+    try:
+        for threads, grain in itertools.product([1, 2, 3], [7, 1000, fi.GRAIN_SIZE]):
+            fi.set_num_threads(threads)
+            fi.set_grain_size(grain)
+            got = [
+                fi.sum(x).numpy().tobytes(),
+                fi.mean(x).numpy().tobytes(),
+                fi.sum(m, 0).numpy().tobytes(),
+                fi.sum(m, 1).numpy().tobytes(),
+                fi.mean(m, 0).numpy().tobytes(),
+                fi.cumsum(x, 0).numpy().tobytes(),
+                fi.cumsum(m, 0).numpy().tobytes(),
+                fi.var(x).numpy().tobytes(),
+            ]
+            results[(threads, grain)] = got
+    finally:
+        fi.set_num_threads(old_threads)
+        fi.set_grain_size(old_grain)
+    first = next(iter(results.values()))
+    for key, got in results.items():
+        assert got == first, f"bits differ at threads, grain = {key}"
+    # and close to float64's answer
+    exact = float(np.sum(x.numpy().astype(np.float64)))
+    assert abs(fi.sum(x).item() - exact) <= 1e-4 * max(1.0, abs(exact)) + 1e-3
