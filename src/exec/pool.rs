@@ -231,29 +231,6 @@ pub fn parallel_for(count: usize, threads: usize, f: &(dyn Fn(usize) + Sync)) ->
     outcome.map_err(|message| Error::value(format!("a parallel loop panicked: {message}")))
 }
 
-/// The rayon pool of the previous executor, kept only so that code written against it still
-/// compiles: it has [`get_num_threads`] threads and is built on first call. New code uses
-/// [`parallel_for`]; delete this (and rayon) once nothing calls it.
-#[allow(dead_code)]
-pub(crate) fn pool() -> Result<Arc<rayon::ThreadPool>> {
-    static RAYON: Mutex<Option<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
-    let threads = get_num_threads();
-    let mut slot = lock(&RAYON);
-    if let Some((n, pool)) = slot.as_ref() {
-        if *n == threads {
-            return Ok(pool.clone());
-        }
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("ferroiter-rayon-{i}"))
-        .build()
-        .map_err(|e| Error::value(format!("cannot start the thread pool: {e}")))?;
-    let pool = Arc::new(pool);
-    *slot = Some((threads, pool.clone()));
-    Ok(pool)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -523,7 +523,7 @@ unsafe fn checked_layout(t: &DLTensor) -> PyResult<Parts> {
             "from_dlpack: the capsule's data pointer is null",
         ));
     }
-    if (data as usize) % dtype.itemsize() != 0 {
+    if !(data as usize).is_multiple_of(dtype.itemsize()) {
         return Err(Error::value(
             "from_dlpack: the tensor's data is not aligned to its item size; copy it first",
         )

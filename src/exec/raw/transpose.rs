@@ -183,7 +183,7 @@ unsafe fn lines_avx2<const L: usize>(
     let (full_r, full_c) = (nr - nr % step_r, nc - nc % L);
     // `_mm256_stream_ps` needs 32-byte aligned addresses: every store below is at `dst +
     // r·size + c·dc (+ 32)` with `r·size` a multiple of 64.
-    let stream = stream && (dst as usize) % 32 == 0 && dc % 32 == 0;
+    let stream = stream && (dst as usize).is_multiple_of(32) && dc % 32 == 0;
     let load = |p: *const u8, q: usize| {
         // SAFETY: called below only for rows and columns inside the tile.
         unsafe { _mm256_loadu_ps(p.wrapping_offset(q as isize * sr) as *const f32) }
@@ -247,7 +247,7 @@ unsafe fn lines_u16_sse2(
     const GROUPS: usize = 4;
     let step_r = GROUPS * L;
     let (full_r, full_c) = (nr - nr % step_r, nc - nc % L);
-    let stream = stream && (dst as usize) % 16 == 0 && dc % 16 == 0;
+    let stream = stream && (dst as usize).is_multiple_of(16) && dc % 16 == 0;
     for r in (0..full_r).step_by(step_r) {
         for c in (0..full_c).step_by(L) {
             let mut cols = [[_mm_setzero_si128(); L]; GROUPS];
