@@ -274,59 +274,59 @@ class Array:
     # ---- reductions and scans (deterministic: the same bits at any thread count) ----
     def sum(
         self,
-        dim: int | Sequence[int] | None = None,
-        keepdim: bool = False,
+        dim: _int | Sequence[_int] | None = None,
+        keepdim: _bool = False,
         *,
         dtype: _DTypeArg | None = None,
     ) -> Array:
         """Sum over ``dim`` (None: all); bool and integers give int64."""
     def prod(
-        self, dim: int | None = None, keepdim: bool = False, *, dtype: _DTypeArg | None = None
+        self, dim: _int | None = None, keepdim: _bool = False, *, dtype: _DTypeArg | None = None
     ) -> Array:
         """Product over ``dim`` (None: all); bool and integers give int64."""
     def mean(
         self,
-        dim: int | Sequence[int] | None = None,
-        keepdim: bool = False,
+        dim: _int | Sequence[_int] | None = None,
+        keepdim: _bool = False,
         *,
         dtype: _DTypeArg | None = None,
     ) -> Array:
         """Mean (floating and complex dtypes only): ``sum / n``."""
-    def amax(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Array:
+    def amax(self, dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Array:
         """Largest element (NaN propagates)."""
-    def amin(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Array:
+    def amin(self, dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Array:
         """Smallest element (NaN propagates)."""
-    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Array:
+    def argmax(self, dim: _int | None = None, keepdim: _bool = False) -> Array:
         """Index of the first largest element (NaN counts as largest); dim None: flattened."""
-    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Array:
+    def argmin(self, dim: _int | None = None, keepdim: _bool = False) -> Array:
         """Index of the first smallest element (NaN counts as smallest)."""
-    def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Array:
+    def all(self, dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Array:
         """Whether every element is non-zero (uint8 for uint8 input, else bool)."""
-    def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Array:
+    def any(self, dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Array:
         """Whether some element is non-zero (uint8 for uint8 input, else bool)."""
-    def count_nonzero(self, dim: int | Sequence[int] | None = None) -> Array:
+    def count_nonzero(self, dim: _int | Sequence[_int] | None = None) -> Array:
         """Number of non-zero elements (int64)."""
     def var(
         self,
-        dim: int | Sequence[int] | None = None,
-        unbiased: bool | None = None,
-        keepdim: bool = False,
+        dim: _int | Sequence[_int] | None = None,
+        unbiased: _bool | None = None,
+        keepdim: _bool = False,
         *,
-        correction: float | None = None,
+        correction: _float | None = None,
     ) -> Array:
         """Variance with ``correction`` (default 1); complex inputs give real results."""
     def std(
         self,
-        dim: int | Sequence[int] | None = None,
-        unbiased: bool | None = None,
-        keepdim: bool = False,
+        dim: _int | Sequence[_int] | None = None,
+        unbiased: _bool | None = None,
+        keepdim: _bool = False,
         *,
-        correction: float | None = None,
+        correction: _float | None = None,
     ) -> Array:
         """Standard deviation with ``correction`` (default 1)."""
-    def cumsum(self, dim: int, *, dtype: _DTypeArg | None = None) -> Array:
+    def cumsum(self, dim: _int, *, dtype: _DTypeArg | None = None) -> Array:
         """Running sum along ``dim`` (float32 accumulates in float64; integers give int64)."""
-    def cumprod(self, dim: int, *, dtype: _DTypeArg | None = None) -> Array:
+    def cumprod(self, dim: _int, *, dtype: _DTypeArg | None = None) -> Array:
         """Running product along ``dim``."""
 
     # ---- copies ----

@@ -138,7 +138,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **{
         name: fn
         for name in ("sum", "mean", "prod", "amax", "amin", "max", "min", "all", "any")
-        if (fn := _reduction(name)) is not None  # type: ignore[misc]
+        if (fn := _reduction(name)) is not None
     },
 }
 
