@@ -18,9 +18,10 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from op_cases import parallelism
 
 import ferroiter as fi
+
+from harness import parallelism
 
 SMALL_GRAIN = 16
 

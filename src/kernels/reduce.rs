@@ -487,12 +487,20 @@ fn check_nonempty(op: ReduceOp, a: &Array, dims: Option<&[i64]>) -> Result<()> {
             op.name()
         )));
     }
-    // torch looks at the dims in the order given, before any repeated-dim check, and names
-    // the dim as the user wrote it.
+    // torch looks at the dims in the order given, before any repeated-dim check; amax/amin
+    // name the dim as the user wrote it, argmax/argmin (one dim, wrapped first) as wrapped.
     for &d in dims.unwrap_or(&[]) {
-        if a.ndim() > 0 && a.shape()[wrap_dim(d, a.ndim())?] == 0 {
+        if a.ndim() == 0 {
+            continue;
+        }
+        let wrapped = wrap_dim(d, a.ndim())?;
+        if a.shape()[wrapped] == 0 {
+            let shown = match op {
+                ReduceOp::Argmax | ReduceOp::Argmin => wrapped as i64,
+                _ => d,
+            };
             return Err(Error::index(format!(
-                "{}(): Expected reduction dim {d} to have non-zero size.",
+                "{}(): Expected reduction dim {shown} to have non-zero size.",
                 op.name()
             )));
         }
@@ -543,6 +551,10 @@ fn divide<T: Element>(s: T, n: usize) -> T {
 
 fn extremum(max: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Array> {
     let r = reduction_plan(a, mask, keepdim, a.dtype(), false)?;
+    if r.result.numel() == 0 {
+        // torch's kernel (and its dtype check) never runs for an empty result
+        return Ok(r.result);
+    }
     let grain = grain_size();
     let name = if max {
         "max_values_cpu"
