@@ -563,17 +563,21 @@ fn extremum(max: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Array>
     };
     crate::dispatch_ordered!(a.dtype(), T => {
         type K = <T as Ordered>::Key;
-        // NaN (a key unequal to itself) wins; otherwise the larger (smaller) key.
-        let f = fold(
-            if max { T::LOWEST } else { T::HIGHEST },
-            |x: T, _| x.key(),
-            move |a: K, b: K| {
-                #[allow(clippy::eq_op)]
-                let keep = a != a || if max { b <= a } else { b >= a };
-                if keep { a } else { b }
-            },
-        );
-        reduce(&r.plan, &f, |k: K| T::unkey(k), grain)?;
+        // NaN (a key unequal to itself) wins; otherwise the larger (smaller) key. The tests
+        // are joined with `|`, not `||`, and max/min are separate closures (no flag tested
+        // per element), so the combine is a select that LLVM vectorizes.
+        #[allow(clippy::eq_op)]
+        if max {
+            let f = fold(T::LOWEST, |x: T, _| x.key(), |a: K, b: K| {
+                if (a != a) | (b <= a) { a } else { b }
+            });
+            reduce(&r.plan, &f, |k: K| T::unkey(k), grain)?;
+        } else {
+            let f = fold(T::HIGHEST, |x: T, _| x.key(), |a: K, b: K| {
+                if (a != a) | (b >= a) { a } else { b }
+            });
+            reduce(&r.plan, &f, |k: K| T::unkey(k), grain)?;
+        }
         Ok(r.result)
     }, else Err(unsupported(name, a.dtype())))
 }

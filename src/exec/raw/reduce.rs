@@ -30,8 +30,10 @@ pub(crate) const LANES: usize = 16;
 pub(crate) const BLOCK: usize = 256;
 /// Elements per chunk, the unit of work a thread takes along the reduction.
 pub(crate) const CHUNK: usize = 32768;
-/// Outputs per tile of the outer-dim path.
-const TILE: usize = 64;
+/// Outputs per tile of the outer-dim path: wide enough that each input row is read in long
+/// contiguous runs (4 KB of float32) and the per-row overhead is amortized, while the tile's
+/// 16 lane rows and counter stay in L2. Each column's tree does not depend on it.
+const TILE: usize = 1024;
 /// Depth of a chunk's block counter (`CHUNK / BLOCK` = 2^7 blocks).
 const BLOCK_DEPTH: usize = 8;
 
@@ -352,45 +354,72 @@ unsafe fn reduce_range<R: Reducer>(
 }
 
 /// Accumulators of one tile of the outer-dim path: 16 lane rows and a block counter, one
-/// column per output.
+/// column per output, each row `TILE` wide (on the heap: a tile of `(f64, index)` pairs is
+/// several hundred KB).
 struct TileAcc<A: Copy> {
-    lanes: [[A; TILE]; LANES],
-    stack: [[A; TILE]; BLOCK_DEPTH],
+    lanes: Vec<A>,
+    stack: Vec<A>,
+    scratch: Vec<A>,
     depth: usize,
     count: usize,
 }
 
 impl<A: Copy> TileAcc<A> {
+    fn new(identity: A) -> Self {
+        TileAcc {
+            lanes: vec![identity; LANES * TILE],
+            stack: vec![identity; BLOCK_DEPTH * TILE],
+            scratch: vec![identity; TILE],
+            depth: 0,
+            count: 0,
+        }
+    }
+
+    /// Starts a new unit: empty lanes and counter.
+    fn reset(&mut self, identity: A) {
+        self.lanes.fill(identity);
+        self.depth = 0;
+        self.count = 0;
+    }
+
+    /// Lane row `l`.
+    #[inline(always)]
+    fn lane_row(&mut self, l: usize) -> &mut [A] {
+        &mut self.lanes[l * TILE..(l + 1) * TILE]
+    }
+
     /// Closes a block: per column, the 16 lanes by the lane tree, pushed into the counter.
     fn close_block<R: Reducer<Acc = A>>(&mut self, r: &R, w: usize) {
-        let mut v = [r.identity(); TILE];
+        let mut v = std::mem::take(&mut self.scratch);
         for (j, vj) in v.iter_mut().enumerate().take(w) {
             let mut col = [r.identity(); LANES];
             for (l, c) in col.iter_mut().enumerate() {
-                *c = self.lanes[l][j];
+                *c = self.lanes[l * TILE + j];
             }
             *vj = lane_tree(r, &col);
         }
         let mut c = self.count;
         while c & 1 == 1 {
             self.depth -= 1;
-            for (j, vj) in v.iter_mut().enumerate().take(w) {
-                *vj = r.combine(self.stack[self.depth][j], *vj);
+            let below = &self.stack[self.depth * TILE..self.depth * TILE + w];
+            for (vj, &sj) in v.iter_mut().zip(below) {
+                *vj = r.combine(sj, *vj);
             }
             c >>= 1;
         }
-        self.stack[self.depth] = v;
+        self.stack[self.depth * TILE..self.depth * TILE + w].copy_from_slice(&v[..w]);
         self.depth += 1;
         self.count += 1;
-        self.lanes = [[r.identity(); TILE]; LANES];
+        self.scratch = v;
+        self.lanes.fill(r.identity());
     }
     fn fold<R: Reducer<Acc = A>>(&self, r: &R, j: usize) -> A {
         if self.depth == 0 {
             return r.identity();
         }
-        let mut acc = self.stack[self.depth - 1][j];
+        let mut acc = self.stack[(self.depth - 1) * TILE + j];
         for i in (0..self.depth - 1).rev() {
-            acc = r.combine(self.stack[i][j], acc);
+            acc = r.combine(self.stack[i * TILE + j], acc);
         }
         acc
     }
@@ -401,14 +430,8 @@ impl<A: Copy> TileAcc<A> {
 /// # Safety
 /// `row` must address `w ≤ TILE` readable, aligned `R::In`s.
 #[inline(always)]
-unsafe fn row_into<R: Reducer>(
-    r: &R,
-    acc: &mut [R::Acc; TILE],
-    row: *const R::In,
-    w: usize,
-    n: usize,
-) {
-    for (j, a) in acc.iter_mut().enumerate().take(w) {
+unsafe fn row_into<R: Reducer>(r: &R, acc: &mut [R::Acc], row: *const R::In, w: usize, n: usize) {
+    for (j, a) in acc[..w].iter_mut().enumerate() {
         // SAFETY: j < w.
         *a = r.combine(*a, r.lift(unsafe { row.add(j).read() }, n));
     }
@@ -435,7 +458,7 @@ unsafe fn tile_loop<R: Reducer>(
         for i in 0..len {
             let row = base.wrapping_offset(off + i as isize * s0) as *const R::In;
             // SAFETY: the row's w elements are inside the input (the caller's guarantee).
-            unsafe { row_into(r, &mut t.lanes[fill % LANES], row, w, n + i) };
+            unsafe { row_into(r, t.lane_row(fill % LANES), row, w, n + i) };
             fill += 1;
             if fill == BLOCK {
                 t.close_block(r, w);
@@ -571,12 +594,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
             let units = others_n * tiles * nchunks;
             let tasks = task_count(units, outputs * n, grain);
             run_tasks(units, tasks, |b, e| {
-                let mut t = Box::new(TileAcc {
-                    lanes: [[r.identity(); TILE]; LANES],
-                    stack: [[r.identity(); TILE]; BLOCK_DEPTH],
-                    depth: 0,
-                    count: 0,
-                });
+                let mut t = TileAcc::new(r.identity());
                 for u in b..e {
                     let c = u % nchunks;
                     let tile = (u / nchunks) % tiles;
@@ -586,9 +604,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
                     let id0 = m * cols + j0;
                     let (i, _) = id_offsets(id0);
                     let (n0, n1) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-                    t.depth = 0;
-                    t.count = 0;
-                    t.lanes = [[r.identity(); TILE]; LANES];
+                    t.reset(r.identity());
                     let base = in_base.get().wrapping_offset(i) as *const u8;
                     // SAFETY: the plan's guarantee: the tile's columns (a contiguous kept dim)
                     // and the reduced dims address input elements; `wide` checked the CPU.
