@@ -405,6 +405,15 @@ ROW_GROUPS: list[tuple[str, Callable[[Sizes], list[Row]]]] = [
 ]
 
 
+def _reduction_rows(s: Sizes) -> list[Row]:
+    from .reductions import reduction_rows  # (imports this module: imported when run)
+
+    return reduction_rows(s)
+
+
+ROW_GROUPS.insert(3, ("reduce", _reduction_rows))
+
+
 def register_group(name: str, make_rows: Callable[[Sizes], list[Row]]) -> None:
     """Adds a group of rows at the end of the table (e.g. reductions, blocked formats)."""
     ROW_GROUPS.append((name, make_rows))
