@@ -288,7 +288,7 @@ def test_bench_rows_are_data_with_an_extension_point() -> None:
 
     sizes = rows.Sizes.quick()
     groups = [name for name, _ in _bench.ROW_GROUPS]
-    assert groups[:4] == ["memory", "layout", "math", "mixed"]
+    assert groups[:5] == ["memory", "layout", "math", "reduce", "mixed"]
     labels = [row.label for row in rows.all_rows(sizes)]
     for wanted in (
         "add 64K into out",
@@ -301,6 +301,8 @@ def test_bench_rows_are_data_with_an_extension_point() -> None:
         "log float64 1M",
         "tanh float32 1M",
         "sigmoid float64 1M",
+        "sum(dim=0) 1024x1024",
+        "cumsum 4M",
     ):
         assert wanted in labels
     full = [row.label for row in rows.all_rows(rows.Sizes.full())]
