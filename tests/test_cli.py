@@ -130,6 +130,21 @@ def test_explain_copies(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "dst: (2, 3, 4, 5) channels_last float32" in out
 
 
+def test_explain_reductions(capsys: pytest.CaptureFixture[str]) -> None:
+    """A reduction's iterator: the output keeps the reduced dims at stride 0, and the stride
+    sort puts them first (torch's reduce_op preset); the result shape is torch's keepdim one."""
+    code, out, _ = run_cli(capsys, "explain", "sum", "2,3,4,5:channels_last", "--dim", "2,3")
+    assert code == 0
+    kept = torch.sum(torch.empty(2, 3, 4, 5), (2, 3), keepdim=True)
+    assert f"result: shape {tuple(kept.shape)}, stride {kept.stride()}" in out
+    assert "fast_set_up: no (a reduction)" in out
+    assert "reduced dim first" in out
+    code, out, _ = run_cli(capsys, "explain", "amax", "3,4")
+    assert code == 0 and "result: shape (1, 1)" in out
+    code, _, err = run_cli(capsys, "explain", "argmax", "3,4", "--dim", "9")
+    assert code == 2 and "--dim 9: out of range for 2 dims" in err
+
+
 def test_explain_with_out(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "explain", "add", "2,3", "2,3", "--out", "2,3@1,2")
     assert code == 0

@@ -63,13 +63,14 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
         "  python -m ferroiter explain exp 4,5@1,4:float16\n"
         "  python -m ferroiter explain contiguous 2,3,4,5 --format channels_last\n"
         "  python -m ferroiter explain copy 2,3,4,5:channels_last 2,3,4,5\n"
+        "  python -m ferroiter explain sum 2,3,4,5:channels_last --dim 2,3\n"
         "ops: " + ", ".join(_explainable_ops()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     explain.add_argument(
         "op",
         help="an elementwise function (add, mul, exp, ...), copy "
-        "(DST SRC) or contiguous (SRC, with --format)",
+        "(DST SRC), contiguous (SRC, with --format) or a reduction (SRC, with --dim)",
     )
     explain.add_argument(
         "operands",
@@ -78,6 +79,9 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
         help=SPEC_HELP + "; a Python number as scalar=VALUE",
     )
     explain.add_argument("--out", metavar="SPEC", help="an explicit output array (out=)")
+    explain.add_argument(
+        "--dim", metavar="D,...", help="a reduction's dims, e.g. 2,3 or -1 (default: every dim)"
+    )
     explain.add_argument(
         "--format",
         default="contiguous",
@@ -177,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif command == "explain":
             from ._explain_cli import explain
 
-            print(explain(args.op, args.operands, args.out, args.format, args.threads))
+            print(explain(args.op, args.operands, args.out, args.format, args.threads, args.dim))
         elif command == "layout":
             return _layout(args)
         elif command == "bench":

@@ -22,11 +22,15 @@ _PRESETS: dict[tuple[int, str], Callable[..., _fi.TensorIterator]] = {
 #: the format given with --format, as Array.contiguous does).
 COPY_OPS = ("copy", "contiguous")
 
+#: The reductions: one operand, reduced over --dim (default: every dim) through torch's
+#: reduce_op preset, whose output keeps the reduced dims as size 1 (stride 0 in the iterator).
+REDUCTION_OPS = ("sum", "prod", "mean", "amax", "amin", "all", "any", "argmax", "argmin")
+
 
 def explainable_ops() -> list[str]:
     """The op names `explain` accepts: every elementwise function with a preset, and copies."""
     names = [row["name"] for row in _fi._op_table() if (row["arity"], row["preset"]) in _PRESETS]
-    return sorted(set(names)) + list(COPY_OPS)
+    return sorted(set(names)) + list(COPY_OPS) + list(REDUCTION_OPS)
 
 
 def _arity_and_preset(op: str) -> tuple[int, str]:
@@ -41,10 +45,40 @@ def _arity_and_preset(op: str) -> tuple[int, str]:
     raise SpecError(f"unknown op {op!r}; explain knows: {', '.join(explainable_ops())}")
 
 
+def _reduction_iterator(
+    op: str, operands: list[str], dims: str | None
+) -> tuple[_fi.TensorIterator, list[str]]:
+    """The reduce_op iterator of `op` over `dims` ("2,3"; None: every dim) of one operand."""
+    if len(operands) != 1:
+        raise SpecError(f"{op} takes 1 operand: {op} SRC [--dim D,...]")
+    spec = parse_operand(operands[0])
+    a = spec.build()
+    try:
+        picked = range(a.ndim) if dims is None else [int(d) for d in dims.split(",") if d]
+        wrapped = {d + a.ndim if d < 0 else d for d in picked}
+    except ValueError:
+        raise SpecError(f"--dim takes dims like 2,3 or -1, not {dims!r}") from None
+    if any(not 0 <= d < max(a.ndim, 1) for d in wrapped):
+        raise SpecError(f"--dim {dims}: out of range for {a.ndim} dims")
+    kept = tuple(1 if d in wrapped else n for d, n in enumerate(a.shape))
+    out = _fi.empty(kept, dtype=a.dtype)
+    lines = [
+        f"input: {spec.describe()}",
+        f"out: new contiguous {kept} (the reduced dims {sorted(wrapped)} kept as size 1)",
+    ]
+    return _fi.TensorIterator.reduce_op(out, a), lines
+
+
 def build_iterator(
-    op: str, operands: list[str], out: str | None, memory_format: str
+    op: str,
+    operands: list[str],
+    out: str | None,
+    memory_format: str,
+    dims: str | None = None,
 ) -> tuple[_fi.TensorIterator, list[str]]:
     """The iterator `op` builds on the described operands, and a line per operand."""
+    if op in REDUCTION_OPS:
+        return _reduction_iterator(op, operands, dims)
     if op in COPY_OPS:
         want = 1 if op == "contiguous" else 2
         if len(operands) != want:
@@ -96,9 +130,10 @@ def explain(
     out: str | None = None,
     memory_format: str = "contiguous",
     num_threads: int | None = None,
+    dims: str | None = None,
 ) -> str:
     """The text `explain` prints: the operands, then the iterator's build trace."""
-    it, lines = build_iterator(op, operands, out, memory_format)
+    it, lines = build_iterator(op, operands, out, memory_format, dims)
     result = it.output(0)
     header = [f"{op}:"] + [f"  {line}" for line in lines]
     header.append(f"  result: shape {result.shape}, stride {result.stride()}, dtype {result.dtype}")
