@@ -155,8 +155,9 @@ impl Geometry {
     }
 }
 
-/// Input and output byte offsets of kept index `m` (over `dims`, fastest first).
-fn kept_offsets(dims: &[(usize, isize, isize)], mut m: usize) -> (isize, isize) {
+/// Input and output byte offsets of kept index `m` (over `dims`, fastest first); scans use it
+/// for the start of line `m`.
+pub(super) fn kept_offsets(dims: &[(usize, isize, isize)], mut m: usize) -> (isize, isize) {
     let (mut i, mut o) = (0isize, 0isize);
     for &(size, si, so) in dims {
         let k = (m % size) as isize;

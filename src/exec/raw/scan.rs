@@ -5,6 +5,7 @@
 //! advances together, one input row at a time, vectorized across the lines.
 //! Raw memory: see the invariants in [`super`].
 
+use super::reduce::kept_offsets;
 use super::{get, put, wide, SendPtr};
 use crate::error::Result;
 use crate::exec::tasks::{run_tasks, task_count};
@@ -25,18 +26,6 @@ pub(crate) trait Scanner: Sync {
     fn identity(&self) -> Self::Acc;
     fn step(&self, acc: Self::Acc, x: Self::In) -> Self::Acc;
     fn finish(&self, acc: Self::Acc) -> Self::Out;
-}
-
-/// Byte offsets (input, output) of line `m` over `dims` (fastest first).
-fn offsets(dims: &[(usize, isize, isize)], mut m: usize) -> (isize, isize) {
-    let (mut i, mut o) = (0isize, 0isize);
-    for &(size, si, so) in dims {
-        let k = (m % size) as isize;
-        m /= size;
-        i += k * si;
-        o += k * so;
-    }
-    (i, o)
 }
 
 /// One line, in order.
@@ -130,7 +119,7 @@ pub(crate) fn scan<S: Scanner>(
             let tasks = task_count(numel, elements, grain);
             run_tasks(numel, tasks, |b, e| {
                 for m in b..e {
-                    let (i, o) = offsets(&dims, m);
+                    let (i, o) = kept_offsets(&dims, m);
                     // SAFETY: the plan's guarantee: each step and the line's strides address
                     // elements of the operands.
                     unsafe {
@@ -153,7 +142,7 @@ pub(crate) fn scan<S: Scanner>(
             run_tasks(units, tasks, |b, e| {
                 for u in b..e {
                     let (m, t) = (u / tiles, u % tiles);
-                    let (i, o) = offsets(&others, m);
+                    let (i, o) = kept_offsets(&others, m);
                     let j0 = t * TILE;
                     let w = TILE.min(cols - j0);
                     let src = in_base.get().wrapping_offset(i + j0 as isize * isz);
