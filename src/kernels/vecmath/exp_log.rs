@@ -22,7 +22,7 @@ const LN2_HI_SHORT: f64 = 6.931_471_803_691_238e-1;
 const LN2_LO_SHORT: f64 = 1.908_214_929_270_587_7e-10;
 
 /// `1/n!` for n = 2..=13: `Q(r) = Σ r^(n-2)/n!`.
-const EXP_Q: [f64; 12] = [
+pub(super) const EXP_Q: [f64; 12] = [
     1.0 / 2.0,
     1.0 / 6.0,
     1.0 / 24.0,

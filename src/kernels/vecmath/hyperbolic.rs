@@ -5,8 +5,8 @@
 
 #![forbid(unsafe_code)]
 
-use super::exp_log::{exp, exp_dd, horner};
-use super::lane::{pow2, recip_lite, select, two_sum};
+use super::exp_log::{exp, exp_dd, horner, EXP_Q, LN2_HI, LN2_LO};
+use super::lane::{pow2, recip_lite, round_int, select, two_sum};
 
 /// `(tanh(x) - x)/x³` in `z = x²`: the Taylor coefficients of tanh from x³ to x^25.
 const TANH_T: [f64; 12] = [
@@ -82,4 +82,43 @@ pub fn sigmoid<const LITE: bool>(x: f64) -> f64 {
     let (dh, de) = two_sum(1.0, eh);
     let v = div_dd(1.0, 0.0, dh, de + el);
     select(eh == f64::INFINITY, 0.0, v)
+}
+
+/// Where [`sigmoid_near`] applies: |x| ≤ 40 (NaN is not), where `exp(-x)` needs no
+/// clamping, one power of two and no subnormal care.
+#[inline(always)]
+pub fn sigmoid_near_domain(x: f64) -> bool {
+    x.abs() <= 40.0
+}
+
+/// float64 `sigmoid` for |x| ≤ 40, shorter than [`sigmoid`]'s general path: `exp(-x) =
+/// 2^k·(1 + r + q)` with `r` the reduced argument (exact) and `q` the rest of the series
+/// plus the reduction's rounding; the denominator `1 + 2^k·(1 + r + q)` summed as `u + lo`
+/// (every rounding error on the way kept in `lo`); `1/u` corrected by one Newton step
+/// against `u + lo`, rounded once.
+#[inline(always)]
+pub fn sigmoid_near(x: f64) -> f64 {
+    let y = -x;
+    let (k, ki) = round_int(y * std::f64::consts::LOG2_E);
+    // exact under FMA (see `exp_log::reduce_ln2`), then r + r_lo = r1 - k·LN2_LO
+    let r1 = (-k).mul_add(LN2_HI, y);
+    let r = (-k).mul_add(LN2_LO, r1);
+    let r_lo = (-k).mul_add(LN2_LO, r1 - r);
+    let q = (r * r).mul_add(horner(&EXP_Q, r), r_lo);
+    let s = pow2(ki);
+    // 1 + s exactly as a + ae (both powers of two: a fast two-sum on max and min)
+    let a = 1.0 + s;
+    let (big, small) = (select(s > 1.0, s, 1.0), select(s > 1.0, 1.0, s));
+    let ae = (big - a) + small;
+    // r + q as p + pe (|r| ≥ |q|), then + s·p (exact; |a| ≥ |s·p|)
+    let p = r + q;
+    let pe = (r - p) + q;
+    let sp = s * p;
+    let u = a + sp;
+    let ue = (a - u) + sp;
+    let lo = s.mul_add(pe, ae + ue);
+    let q0 = 1.0 / u;
+    let e = (-q0).mul_add(u, 1.0);
+    let e = (-q0).mul_add(lo, e);
+    q0.mul_add(e, q0)
 }

@@ -15,6 +15,7 @@
 pub mod exp_log;
 pub mod hyperbolic;
 mod lane;
+pub mod single;
 pub mod trig;
 
 use super::math::Compute;
@@ -80,6 +81,48 @@ fn apply<const F: u8, const LITE: bool, const N: usize>(x: [f64; N]) -> [f64; N]
     y
 }
 
+/// Function `F` of `N` float32 lanes computed in f32 ([`single`]) when `F` has such a kernel
+/// and every lane lies in its domain; `None` sends the block to the f64 path.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn apply_single<const F: u8, const N: usize>(x: [f32; N]) -> Option<[f32; N]> {
+    let mut y = [0.0f32; N];
+    match F {
+        func::SIGMOID => {
+            if !x
+                .iter()
+                .fold(true, |b, &v| b & single::sigmoid_fast_domain(v))
+            {
+                return None;
+            }
+            for i in 0..N {
+                y[i] = single::sigmoid(x[i]);
+            }
+        }
+        func::LOG => {
+            if !x.iter().fold(true, |b, &v| b & single::log_fast_domain(v)) {
+                return None;
+            }
+            for i in 0..N {
+                y[i] = single::log(x[i]);
+            }
+        }
+        func::LOG1P => {
+            if !x
+                .iter()
+                .fold(true, |b, &v| b & single::log1p_fast_domain(v))
+            {
+                return None;
+            }
+            for i in 0..N {
+                y[i] = single::log1p(x[i]);
+            }
+        }
+        _ => return None,
+    }
+    Some(y)
+}
+
 /// Function `F` of float64 lanes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Lanes64<const F: u8>;
@@ -88,7 +131,18 @@ impl<const F: u8, const N: usize> LaneMap<N> for Lanes64<F> {
     type In = f64;
     type Out = f64;
     #[inline(always)]
+    #[allow(clippy::needless_range_loop)]
     fn block(&self, x: [f64; N]) -> [f64; N] {
+        if F == func::SIGMOID
+            && x.iter()
+                .fold(true, |b, &v| b & hyperbolic::sigmoid_near_domain(v))
+        {
+            let mut y = [0.0; N];
+            for i in 0..N {
+                y[i] = hyperbolic::sigmoid_near(x[i]);
+            }
+            return y;
+        }
         apply::<F, false, N>(x)
     }
 }
@@ -104,12 +158,22 @@ impl<T: Compute<Op = f32>, const F: u8, const N: usize> LaneMap<N> for Lanes32<T
     #[inline(always)]
     #[allow(clippy::needless_range_loop)]
     fn block(&self, x: [T; N]) -> [T; N] {
+        let mut narrow = [0.0f32; N];
+        for i in 0..N {
+            narrow[i] = x[i].up();
+        }
+        let mut out = [T::default(); N];
+        if let Some(y) = apply_single::<F, N>(narrow) {
+            for i in 0..N {
+                out[i] = T::down(y[i]);
+            }
+            return out;
+        }
         let mut wide = [0.0; N];
         for i in 0..N {
-            wide[i] = x[i].up() as f64;
+            wide[i] = narrow[i] as f64;
         }
         let y = apply::<F, true, N>(wide);
-        let mut out = [T::default(); N];
         for i in 0..N {
             out[i] = T::down(y[i] as f32);
         }

@@ -239,3 +239,51 @@ fn float64_special_values() {
     );
     assert!(sigmoid(f64::NAN).is_nan() && tanh(f64::NAN).is_nan());
 }
+
+#[test]
+fn float64_sigmoid_near_path_agrees_with_the_general_one() {
+    use super::hyperbolic::{sigmoid, sigmoid_near, sigmoid_near_domain};
+    let mut xs = random64(200_000, -60, 6);
+    xs.extend([0.0, -0.0, 40.0, -40.0, 1e-300, 37.5, -37.5, 0.3466, -0.3466]);
+    for x in xs.into_iter().filter(|&x| sigmoid_near_domain(x)) {
+        // the general path is within about half an ulp of the truth
+        let d = ulps64(sigmoid_near(x), sigmoid::<false>(x));
+        assert!(d <= 1, "sigmoid: {d} ulp at {x:e}");
+    }
+}
+
+/// Every 13th f32 pattern through the all-f32 kernels where they apply (about 330 million
+/// values): run with `cargo test --release -- --ignored`.
+#[test]
+#[ignore]
+fn float32_single_kernels_sweep() {
+    use super::single;
+    type Single = (
+        &'static str,
+        fn(f32) -> bool,
+        fn(f32) -> f32,
+        fn(f64) -> f64,
+    );
+    let cases: [Single; 3] = [
+        (
+            "sigmoid",
+            single::sigmoid_fast_domain,
+            single::sigmoid,
+            sigmoid_ref32,
+        ),
+        ("log", single::log_fast_domain, single::log, f64::ln),
+        (
+            "log1p",
+            single::log1p_fast_domain,
+            single::log1p,
+            f64::ln_1p,
+        ),
+    ];
+    for (name, domain, f, reference) in cases {
+        let xs = (0..u32::MAX / 13)
+            .map(|i| f32::from_bits(i * 13))
+            .filter(|&x| domain(x));
+        let (worst, at) = worst32(f, reference, xs);
+        assert!(worst <= 1, "{name}: {worst} ulp at {at:e}");
+    }
+}

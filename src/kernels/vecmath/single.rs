@@ -1,0 +1,146 @@
+//! float32 `sigmoid`, `log` and `log1p` computed in f32 itself, 16 lanes to an AVX-512 register
+//! (twice the lanes of the f64 detour the other float32 kernels take, and shorter
+//! polynomials). Plain f32 arithmetic would leave these functions up to 2 ulp off, so the
+//! roundings that matter are carried as exact error terms (two-sums, FMA residuals) and
+//! the result is rounded once at the end: within 1 ulp. Each covers the arguments where its
+//! exponents stay normal ([`sigmoid_fast_domain`], [`log_fast_domain`], [`log1p_fast_domain`]); a block with a
+//! lane outside takes the f64 path whole (NaN, infinities, the underflowing tails).
+
+#![forbid(unsafe_code)]
+
+/// 1.5·2^23: adding it to |x| < 2^22 rounds x to an integer held in the low mantissa bits.
+const SHIFTER: f32 = 12_582_912.0;
+/// ln 2 as the f32 nearest it plus the f32 nearest the rest (with FMA, `y - k·LN2_HI` is
+/// exact for the `k` and `y` of the fast domain: both are multiples of 2^-25 below 2^24·that).
+const LN2_HI: f32 = std::f32::consts::LN_2;
+const LN2_LO: f32 = -1.904_654_3e-9;
+
+/// `if c { a } else { b }`, both computed: a vector blend.
+#[inline(always)]
+fn select(c: bool, a: f32, b: f32) -> f32 {
+    if c {
+        a
+    } else {
+        b
+    }
+}
+
+/// `1/n!` for n = 2..=8: `exp(r) = 1 + r + r²·Σ r^(n-2)/n!`, truncated below 2^-32 for
+/// |r| ≤ ln2/2.
+const EXP_Q: [f32; 7] = [
+    1.0 / 2.0,
+    1.0 / 6.0,
+    1.0 / 24.0,
+    1.0 / 120.0,
+    1.0 / 720.0,
+    1.0 / 5_040.0,
+    1.0 / 40_320.0,
+];
+
+/// Horner's rule over `c` (lowest degree first) at `z`.
+#[inline(always)]
+fn horner(c: &[f32], z: f32) -> f32 {
+    c.iter().rev().fold(0.0, |acc, &ci| acc.mul_add(z, ci))
+}
+
+/// Where [`sigmoid`] is exact enough: `exp(-x)` stays below 2^127 (x ≥ -87); NaN is not.
+#[inline(always)]
+pub fn sigmoid_fast_domain(x: f32) -> bool {
+    x >= -87.0
+}
+
+/// `1 / (1 + exp(-x))` for `x` in [`sigmoid_fast_domain`] (+inf included).
+///
+/// `exp(-x) = 2^k·(1 + r + q)` with `r` the reduced argument (exact) and `q` the rest of
+/// the series plus the reduction's rounding; the denominator `1 + 2^k·(1 + r + q)` is
+/// summed as `u + lo` with every rounding error on the way kept in `lo`; then `1/u`
+/// corrected by one Newton step against `u + lo` rounds once.
+#[inline(always)]
+pub fn sigmoid(x: f32) -> f32 {
+    // past 87 the result is 1 (and 2^k stays a normal f32)
+    let y = select(-x < -87.0, -87.0, -x);
+    let t = y.mul_add(std::f32::consts::LOG2_E, SHIFTER);
+    let k = t - SHIFTER;
+    let ki = t.to_bits().wrapping_sub(SHIFTER.to_bits()) as i32;
+    let r1 = (-k).mul_add(LN2_HI, y);
+    let r = (-k).mul_add(LN2_LO, r1);
+    let r_lo = (-k).mul_add(LN2_LO, r1 - r);
+    let q = (r * r).mul_add(horner(&EXP_Q, r), r_lo);
+    let s = f32::from_bits(((ki + 127) as u32) << 23);
+    // 1 + s exactly as a + ae (both powers of two: a fast two-sum on max and min)
+    let a = 1.0 + s;
+    let (big, small) = (select(s > 1.0, s, 1.0), select(s > 1.0, 1.0, s));
+    let ae = (big - a) + small;
+    // r + q as p + pe (|r| ≥ |q|), then + s·p (exact; |a| ≥ |s·p|)
+    let p = r + q;
+    let pe = (r - p) + q;
+    let sp = s * p;
+    let u = a + sp;
+    let ue = (a - u) + sp;
+    let lo = s.mul_add(pe, ae + ue);
+    let q0 = 1.0 / u;
+    let e = (-q0).mul_add(u, 1.0);
+    let e = (-q0).mul_add(lo, e);
+    q0.mul_add(e, q0)
+}
+
+/// Where [`log1p`] is exact enough: `-1 < x < inf` (NaN is not).
+#[inline(always)]
+pub fn log1p_fast_domain(x: f32) -> bool {
+    x > -1.0 && x < f32::INFINITY
+}
+
+/// ln 2 for `e·ln 2` with `e` an f32 exponent: a high part of 16 bits (so `e·LN2_HI_SHORT`
+/// is exact), then the rest.
+const LN2_HI_SHORT: f32 = 0.693_145_75;
+const LN2_LO_SHORT: f32 = 1.428_606_8e-6;
+
+/// `2·atanh(s)/s - 2 = Σ 2z^n/(2n+1)` in `z = s²`, n = 1..=5; z ≤ 0.0295, so truncated
+/// below 2^-34 relative.
+const LOG_R: [f32; 5] = [2.0 / 3.0, 2.0 / 5.0, 2.0 / 7.0, 2.0 / 9.0, 2.0 / 11.0];
+
+/// `e·ln2 + log(1 + f) + c` for `u = 2^e·(1 + f)` (a positive normal f32, `1 + f ∈ [√½,
+/// √2)`) and a small correction `c`: `log(1 + f) = f - f²/2 + s·(f²/2 + R(s²))` with
+/// `s = f/(2 + f)`.
+#[inline(always)]
+fn log_of_normal(u: f32, c: f32) -> f32 {
+    let bits = u.to_bits();
+    // the mantissa scaled into [√½, √2): 0x3F35_04F3 is √½'s pattern
+    let shifted = bits.wrapping_sub(0x3F35_04F3);
+    let e = ((shifted as i32) >> 23) as f32;
+    let m = f32::from_bits((shifted & 0x007F_FFFF).wrapping_add(0x3F35_04F3));
+    let f = m - 1.0;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let r = z * horner(&LOG_R, z);
+    let hfsq = 0.5 * f * f;
+    e.mul_add(
+        LN2_HI_SHORT,
+        f - (hfsq - s.mul_add(hfsq + r, e.mul_add(LN2_LO_SHORT, c))),
+    )
+}
+
+/// Where [`log`] applies: positive normal finite `x`.
+#[inline(always)]
+pub fn log_fast_domain(x: f32) -> bool {
+    x >= f32::MIN_POSITIVE && x < f32::INFINITY
+}
+
+/// `log(x)` for `x` in [`log_fast_domain`].
+#[inline(always)]
+pub fn log(x: f32) -> f32 {
+    log_of_normal(x, 0.0)
+}
+
+/// `log(1 + x)` for `x` in [`log1p_fast_domain`]: the log of `u = 1 + x` rounded, plus
+/// `(1 + x - u)/u` for the rounding of `u`.
+#[inline(always)]
+pub fn log1p(x: f32) -> f32 {
+    let u = 1.0 + x;
+    // the rounding error of u (two-sum with 1 or x the larger), then its share of the log
+    let (big, small) = (select(x > 1.0, x, 1.0), select(x > 1.0, 1.0, x));
+    let err = small - (u - big);
+    let v = log_of_normal(u, err / u);
+    // ±0 keep their sign
+    select(x == 0.0, x, v)
+}
