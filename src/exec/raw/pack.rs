@@ -2,7 +2,7 @@
 //! dim-0-contiguous scratch and back, through AVX2 register transposes where they apply, and
 //! the prefetch of the next tile. Raw memory: see the invariants in [`super`].
 
-use super::{get, put, wide, Block};
+use super::{wide, Block};
 use std::mem::size_of_val;
 
 /// Asks the CPU to start loading every cache line of a tile (all operands), so that the tile
@@ -135,21 +135,25 @@ pub(super) unsafe fn copy_tile(
     // SAFETY: the caller's guarantees, dims renamed.
     unsafe {
         match width {
-            1 => copy_tile_scalar::<u8>(src, (sr, sc), dst, (dr, dc), (nr, nc)),
-            2 => copy_tile_scalar::<u16>(src, (sr, sc), dst, (dr, dc), (nr, nc)),
-            4 => copy_tile_scalar::<u32>(src, (sr, sc), dst, (dr, dc), (nr, nc)),
-            8 => copy_tile_scalar::<u64>(src, (sr, sc), dst, (dr, dc), (nr, nc)),
-            _ => copy_tile_scalar::<u128>(src, (sr, sc), dst, (dr, dc), (nr, nc)),
+            1 => copy_elements::<u8>(src, (sr, sc), dst, (dr, dc), (nr, nc)),
+            2 => copy_elements::<u16>(src, (sr, sc), dst, (dr, dc), (nr, nc)),
+            4 => copy_elements::<u32>(src, (sr, sc), dst, (dr, dc), (nr, nc)),
+            8 => copy_elements::<u64>(src, (sr, sc), dst, (dr, dc), (nr, nc)),
+            _ => copy_elements::<u128>(src, (sr, sc), dst, (dr, dc), (nr, nc)),
         }
     }
 }
 
-/// [`copy_tile`] one element at a time, the source's contiguous dim (`c`) innermost.
+/// [`copy_tile`] one element at a time, the source's contiguous dim (`c`) innermost, for
+/// elements of type `T` at any alignment (so also for `[u8; N]` runs of a folded walk, which
+/// the transposing copy sends here).
 ///
 /// # Safety
-/// As for [`copy_tile`], with `T` the element type.
+/// Every `(r, c)` with `r < nr`, `c < nc` addresses a `T` (not necessarily aligned) at
+/// `src + r·sr + c·sc`, readable, and at `dst + r·dr + c·dc`, writable; the two tiles do not
+/// overlap.
 #[inline(always)]
-unsafe fn copy_tile_scalar<T: Copy>(
+pub(super) unsafe fn copy_elements<T: Copy>(
     src: *const u8,
     (sr, sc): (isize, isize),
     dst: *mut u8,
@@ -162,8 +166,11 @@ unsafe fn copy_tile_scalar<T: Copy>(
             dst.wrapping_offset(r as isize * dr),
         );
         for c in 0..nc {
-            // SAFETY: `r < nr`, `c < nc`: the caller's guarantees.
-            unsafe { put::<T>(d, c, dc, get::<T>(s, c, sc)) };
+            // SAFETY: `r < nr`, `c < nc`: the caller's guarantees; unaligned accesses.
+            unsafe {
+                let v = (s.wrapping_offset(c as isize * sc) as *const T).read_unaligned();
+                (d.wrapping_offset(c as isize * dc) as *mut T).write_unaligned(v);
+            }
         }
     }
 }
@@ -214,9 +221,9 @@ unsafe fn transpose_avx2<const L: usize>(
             let s = src.wrapping_offset(r0 as isize * sr + c0 as isize * w);
             let d = dst.wrapping_offset(r0 as isize * w + c0 as isize * dc);
             if L == 8 {
-                copy_tile_scalar::<u32>(s, (sr, w), d, (w, dc), (r1 - r0, nc - c0));
+                copy_elements::<u32>(s, (sr, w), d, (w, dc), (r1 - r0, nc - c0));
             } else {
-                copy_tile_scalar::<u64>(s, (sr, w), d, (w, dc), (r1 - r0, nc - c0));
+                copy_elements::<u64>(s, (sr, w), d, (w, dc), (r1 - r0, nc - c0));
             }
         };
         tail(0, full_r, full_c);

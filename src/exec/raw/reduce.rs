@@ -26,16 +26,19 @@ use std::mem::size_of;
 
 /// Lanes of the innermost accumulation, on every CPU path.
 pub(crate) const LANES: usize = 16;
-/// Elements per block: each lane accumulates `BLOCK / LANES` of them in a row.
-pub(crate) const BLOCK: usize = 256;
+/// Elements per block: each lane accumulates `BLOCK / LANES` (64) of them in a row. Large
+/// enough that closing a block (the lane tree, a counter push, and on the outer-dim path a
+/// pass over the tile's lane rows) costs little beside streaming its elements; small enough
+/// that a lane's running sum stays as accurate as a cascade's.
+pub(crate) const BLOCK: usize = 1024;
 /// Elements per chunk, the unit of work a thread takes along the reduction.
 pub(crate) const CHUNK: usize = 32768;
 /// Outputs per tile of the outer-dim path: wide enough that each input row is read in long
 /// contiguous runs (4 KB of float32) and the per-row overhead is amortized, while the tile's
 /// 16 lane rows and counter stay in L2. Each column's tree does not depend on it.
 const TILE: usize = 1024;
-/// Depth of a chunk's block counter (`CHUNK / BLOCK` = 2^7 blocks).
-const BLOCK_DEPTH: usize = 8;
+/// Depth of a chunk's block counter (`CHUNK / BLOCK` = 2^5 blocks).
+const BLOCK_DEPTH: usize = 6;
 
 /// What a reduction computes: an accumulator per lane, the element lifted into it (with its
 /// position along the reduced dims, for `argmax`) and an associative combination.

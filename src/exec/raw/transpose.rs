@@ -79,7 +79,7 @@ unsafe fn copy_any(
             match width {
                 $($n => {
                     // SAFETY: the caller's guarantees, dims renamed; `[u8; N]` has no alignment.
-                    unsafe { copy_elements::<[u8; $n]>(src, (sr, sc), dst, (dr, dc), (nr, nc)) }
+                    unsafe { pack::copy_elements::<[u8; $n]>(src, (sr, sc), dst, (dr, dc), (nr, nc)) }
                 })*
                 _ => {
                     for r in 0..nr {
@@ -95,33 +95,6 @@ unsafe fn copy_any(
         };
     }
     by_width!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 20 24 28 32);
-}
-
-/// [`copy_any`] for elements of type `T` (any alignment), dims already named.
-///
-/// # Safety
-/// As for [`copy_any`], with `T` of the element's size.
-#[inline(always)]
-unsafe fn copy_elements<T: Copy>(
-    src: *const u8,
-    (sr, sc): (isize, isize),
-    dst: *mut u8,
-    (dr, dc): (isize, isize),
-    (nr, nc): (usize, usize),
-) {
-    for r in 0..nr {
-        let (s, d) = (
-            src.wrapping_offset(r as isize * sr),
-            dst.wrapping_offset(r as isize * dr),
-        );
-        for c in 0..nc {
-            // SAFETY: `r < nr`, `c < nc`: the caller's guarantees.
-            unsafe {
-                let v = (s.wrapping_offset(c as isize * sc) as *const T).read_unaligned();
-                (d.wrapping_offset(c as isize * dc) as *mut T).write_unaligned(v);
-            }
-        }
-    }
 }
 
 /// Orders the non-temporal stores of this thread before anything it does next (a thread
