@@ -84,18 +84,18 @@ pub fn sigmoid<const LITE: bool>(x: f64) -> f64 {
     select(eh == f64::INFINITY, 0.0, v)
 }
 
-/// Where [`sigmoid_near`] applies: |x| ≤ 40 (NaN is not), where `exp(-x)` needs no
-/// clamping, one power of two and no subnormal care.
+/// Where [`sigmoid_near`] applies: |x| ≤ 36 (NaN is not), where `exp(-x) = 2^k·…` has
+/// |k| ≤ 52, so `1 + 2^k` is exact, and needs no clamping or subnormal care.
 #[inline(always)]
 pub fn sigmoid_near_domain(x: f64) -> bool {
-    x.abs() <= 40.0
+    x.abs() <= 36.0
 }
 
-/// float64 `sigmoid` for |x| ≤ 40, shorter than [`sigmoid`]'s general path: `exp(-x) =
+/// float64 `sigmoid` for |x| ≤ 36, shorter than [`sigmoid`]'s general path: `exp(-x) =
 /// 2^k·(1 + r + q)` with `r` the reduced argument (exact) and `q` the rest of the series
-/// plus the reduction's rounding; the denominator `1 + 2^k·(1 + r + q)` summed as `u + lo`
-/// (every rounding error on the way kept in `lo`); `1/u` corrected by one Newton step
-/// against `u + lo`, rounded once.
+/// plus the reduction's rounding; the denominator `(1 + 2^k) + 2^k·(r + q)` summed as
+/// `u + lo` (`1 + 2^k` exact, every rounding error on the way kept in `lo`); `1/u`
+/// corrected by one Newton step against `u + lo`, rounded once.
 #[inline(always)]
 pub fn sigmoid_near(x: f64) -> f64 {
     let y = -x;
@@ -106,17 +106,14 @@ pub fn sigmoid_near(x: f64) -> f64 {
     let r_lo = (-k).mul_add(LN2_LO, r1 - r);
     let q = (r * r).mul_add(horner(&EXP_Q, r), r_lo);
     let s = pow2(ki);
-    // 1 + s exactly as a + ae (both powers of two: a fast two-sum on max and min)
+    // r + q as p + pe (|r| ≥ |q|), then + s·p (exact; |1 + s| ≥ |s·p|)
     let a = 1.0 + s;
-    let (big, small) = (select(s > 1.0, s, 1.0), select(s > 1.0, 1.0, s));
-    let ae = (big - a) + small;
-    // r + q as p + pe (|r| ≥ |q|), then + s·p (exact; |a| ≥ |s·p|)
     let p = r + q;
     let pe = (r - p) + q;
     let sp = s * p;
     let u = a + sp;
     let ue = (a - u) + sp;
-    let lo = s.mul_add(pe, ae + ue);
+    let lo = s.mul_add(pe, ue);
     let q0 = 1.0 / u;
     let e = (-q0).mul_add(u, 1.0);
     let e = (-q0).mul_add(lo, e);

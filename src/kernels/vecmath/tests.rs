@@ -244,7 +244,7 @@ fn float64_special_values() {
 fn float64_sigmoid_near_path_agrees_with_the_general_one() {
     use super::hyperbolic::{sigmoid, sigmoid_near, sigmoid_near_domain};
     let mut xs = random64(200_000, -60, 6);
-    xs.extend([0.0, -0.0, 40.0, -40.0, 1e-300, 37.5, -37.5, 0.3466, -0.3466]);
+    xs.extend([0.0, -0.0, 36.0, -36.0, 1e-300, 35.9, -35.9, 0.3466, -0.3466]);
     for x in xs.into_iter().filter(|&x| sigmoid_near_domain(x)) {
         // the general path is within about half an ulp of the truth
         let d = ulps64(sigmoid_near(x), sigmoid::<false>(x));
