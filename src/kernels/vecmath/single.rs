@@ -116,7 +116,7 @@ fn log_of_normal(u: f32, c: f32) -> f32 {
 /// Where [`log`] applies: positive normal finite `x`.
 #[inline(always)]
 pub fn log_fast_domain(x: f32) -> bool {
-    x >= f32::MIN_POSITIVE && x < f32::INFINITY
+    (f32::MIN_POSITIVE..f32::INFINITY).contains(&x)
 }
 
 /// `log(x)` for `x` in [`log_fast_domain`].
