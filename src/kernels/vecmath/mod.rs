@@ -5,7 +5,9 @@
 //! block applies one to `N` lanes in a loop LLVM vectorizes, and `exec::raw::map1_lanes` runs
 //! the blocks in the AVX-512, AVX2 or baseline copy this CPU has.
 //!
-//! float32 computes in f64 with shorter polynomials (`LITE`): relative error below 1e-11
+//! float32 `sigmoid`, `log` and `log1p` compute in f32 itself where their arguments allow
+//! ([`single`]: 16 lanes a register, error terms carried). The other float32 functions,
+//! and those three elsewhere, compute in f64 with shorter polynomials (`LITE`): relative error below 1e-11
 //! before the one rounding to f32, so results are correctly rounded but for rare
 //! near-halfway cases (and always within 1 ulp). float64 reduces its arguments in
 //! double-double and keeps the polynomial's rounding below an eighth of an ulp.
