@@ -6,10 +6,10 @@
 //! the blocks in the AVX-512, AVX2 or baseline copy this CPU has.
 //!
 //! float32 `sigmoid`, `log` and `log1p` compute in f32 itself where their arguments allow
-//! ([`single`]: 16 lanes a register, error terms carried). The other float32 functions,
-//! and those three elsewhere, compute in f64 with shorter polynomials (`LITE`): relative error below 1e-11
-//! before the one rounding to f32, so results are correctly rounded but for rare
-//! near-halfway cases (and always within 1 ulp). float64 reduces its arguments in
+//! ([`single`]: 16 lanes a register, error terms carried; within 1 ulp). The other float32
+//! functions, and those three elsewhere, compute in f64 with shorter polynomials (`LITE`):
+//! relative error below 1e-11 before the one rounding to f32, so results are correctly
+//! rounded but for rare near-halfway cases (and always within 1 ulp). float64 reduces its arguments in
 //! double-double and keeps the polynomial's rounding below an eighth of an ulp.
 
 #![forbid(unsafe_code)]
