@@ -395,6 +395,12 @@ impl Array {
 
     // ---- views ----
 
+    /// The layout views start from; refused for a blocked array (see `with_layout`).
+    fn view_layout(&self) -> Result<&Layout> {
+        self.refuse_blocked("views")?;
+        Ok(&self.layout)
+    }
+
     /// The same storage under another layout (checked against the storage bounds). Views of
     /// a blocked array are refused: no strided view can address its logical elements.
     pub fn with_layout(&self, layout: Layout) -> Result<Array> {
@@ -402,29 +408,29 @@ impl Array {
         Array::from_parts(self.storage.clone(), layout, self.dtype)
     }
     pub fn permute(&self, dims: &[i64]) -> Result<Array> {
-        self.with_layout(self.layout.permute(dims)?)
+        self.with_layout(self.view_layout()?.permute(dims)?)
     }
     pub fn transpose(&self, d0: i64, d1: i64) -> Result<Array> {
-        self.with_layout(self.layout.transpose(d0, d1)?)
+        self.with_layout(self.view_layout()?.transpose(d0, d1)?)
     }
     pub fn expand(&self, sizes: &[i64]) -> Result<Array> {
-        self.with_layout(self.layout.expand(sizes, &self.torch_type_name())?)
+        self.with_layout(self.view_layout()?.expand(sizes, &self.torch_type_name())?)
     }
     pub fn unsqueeze(&self, dim: i64) -> Result<Array> {
-        self.with_layout(self.layout.unsqueeze(dim)?)
+        self.with_layout(self.view_layout()?.unsqueeze(dim)?)
     }
     pub fn squeeze(&self, dims: Option<&[i64]>) -> Result<Array> {
-        self.with_layout(self.layout.squeeze(dims)?)
+        self.with_layout(self.view_layout()?.squeeze(dims)?)
     }
     pub fn view(&self, shape: &[i64]) -> Result<Array> {
-        self.with_layout(self.layout.view(shape)?)
+        self.with_layout(self.view_layout()?.view(shape)?)
     }
     pub fn index(&self, items: &[IndexItem]) -> Result<Array> {
-        self.with_layout(self.layout.index(items)?)
+        self.with_layout(self.view_layout()?.index(items)?)
     }
     /// `__getitem__` with one entry that is not in a tuple (torch's messages differ on 0-d).
     pub fn index_bare(&self, item: IndexItem) -> Result<Array> {
-        self.with_layout(self.layout.index_bare(item)?)
+        self.with_layout(self.view_layout()?.index_bare(item)?)
     }
     /// `broadcast_to(shape)`: `expand` with numpy's name.
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array> {
@@ -440,6 +446,7 @@ impl Array {
         strides: &[isize],
         offset: Option<isize>,
     ) -> Result<Array> {
+        self.refuse_blocked("views")?;
         if shape.len() != strides.len() {
             return Err(Error::value("mismatch in length of strides and shape"));
         }

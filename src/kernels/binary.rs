@@ -215,12 +215,12 @@ pub fn binary(
     out: Option<Array>,
 ) -> Result<Array> {
     if super::blocked::involved(&[a, b], out.as_ref()) {
-        // an integer division by zero in the padding lanes would raise: divisions of padded
-        // blocked arrays take the dense route
-        let padding_safe = !matches!(
-            op.name(),
-            "div" | "divide" | "true_divide" | "floor_divide" | "remainder" | "fmod"
-        );
+        // an integer division by zero in the padding lanes would raise: integer divisions of
+        // padded blocked arrays take the dense route
+        let integral = |x: &Arg| x.dtype().is_integral(true);
+        let padding_safe = !(matches!(op.name(), "floor_divide" | "remainder" | "fmod")
+            && integral(a)
+            && integral(b));
         return super::blocked::elementwise(
             &[a.clone(), b.clone()],
             out.as_ref(),

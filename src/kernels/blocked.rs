@@ -171,3 +171,63 @@ fn physical_op(
     result.zero_padding()?;
     Ok(result)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DType, Scalar};
+
+    fn counting(shape: &[usize]) -> Array {
+        let n: usize = shape.iter().product();
+        let a = Array::arange(
+            Scalar::Int(1),
+            Scalar::Int(n as i64 + 1),
+            Scalar::Int(1),
+            DType::F32,
+        )
+        .unwrap();
+        let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        a.view(&dims).unwrap()
+    }
+
+    #[test]
+    fn round_trip_and_padding() {
+        let x = counting(&[2, 11, 3, 2]);
+        let b = Array::empty(x.shape(), DType::F32, MemoryFormat::NChw8c).unwrap();
+        copy_into(&b, &x).unwrap();
+        let back = dense(&b).unwrap();
+        assert_eq!(back.to_scalars().unwrap(), x.to_scalars().unwrap());
+        // storage: every logical element at the formula's offset, zeros elsewhere
+        let blocking = b.blocking().unwrap().clone();
+        let storage = b.physical().to_scalars().unwrap();
+        let mut expected = vec![Scalar::Float(0.0); storage.len()];
+        let mut i = 0;
+        for n in 0..2 {
+            for c in 0..11 {
+                for h in 0..3 {
+                    for w in 0..2 {
+                        i += 1;
+                        expected[blocking.offset(&[n, c, h, w])] = Scalar::Float(i as f64);
+                    }
+                }
+            }
+        }
+        assert_eq!(storage, expected);
+        let e = crate::kernels::unary(crate::kernels::UnaryOp::Exp, &b, None).unwrap();
+        assert_eq!(e.blocking(), b.blocking());
+        let pad = crate::blocked::padding_part(&blocking, e.layout()).unwrap();
+        let pad = e.physical().with_layout(pad).unwrap();
+        assert!(pad.to_scalars().unwrap().iter().all(|s| s.as_f64() == 0.0));
+    }
+
+    #[test]
+    fn plain_iterators_refuse_blocked_operands() {
+        let b = Array::empty(&[1, 3, 2, 2], DType::F32, MemoryFormat::NChw16c).unwrap();
+        let err = crate::TensorIteratorConfig::unary_op(None, b)
+            .build()
+            .unwrap_err();
+        assert!(err
+            .to_string()
+            .starts_with("iterator operands of an array in the blocked format nChw16c"));
+    }
+}

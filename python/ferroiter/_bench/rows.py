@@ -414,6 +414,15 @@ def _reduction_rows(s: Sizes) -> list[Row]:
 ROW_GROUPS.insert(3, ("reduce", _reduction_rows))
 
 
+def _blocked_rows(s: Sizes) -> list[Row]:
+    from .blocked import blocked_rows  # (imports this module: imported when run)
+
+    return blocked_rows(s)
+
+
+ROW_GROUPS.insert(2, ("blocked", _blocked_rows))
+
+
 def register_group(name: str, make_rows: Callable[[Sizes], list[Row]]) -> None:
     """Adds a group of rows at the end of the table (e.g. reductions, blocked formats)."""
     ROW_GROUPS.append((name, make_rows))
