@@ -203,7 +203,7 @@ def test_unary_ops_keep_padding_zero_and_match_torch(case, op, seed):
 @settings(max_examples=scaled(40))
 @given(
     blocked_shapes(max_c=36),
-    st.sampled_from(["add", "sub", "mul", "div", "maximum", "eq", "lt", "pow"]),
+    st.sampled_from(["add", "sub", "mul", "div", "gt", "eq", "lt", "pow"]),
     st.sampled_from(["blocked", "scalar", "0-d", "dense", "channels_last"]),
     st.sampled_from([torch.float32, torch.int32]),
     st.integers(0, 2**31),
@@ -290,7 +290,7 @@ def test_reductions_exclude_the_padding(case, op, dim, seed):
     shape, name, fmt, b = case
     x = values(shape, torch.float64, seed) - 2.5  # negative values: a padding 0 would show
     blocked = share(x).contiguous(fmt)
-    if op == "argmax" and isinstance(dim, tuple):
+    if op in ("argmax", "prod") and isinstance(dim, tuple):
         dim = 1
     if dim is None:
         mine, theirs = getattr(fi, op)(blocked), getattr(torch, op)(x)
@@ -302,7 +302,8 @@ def test_reductions_exclude_the_padding(case, op, dim, seed):
     assert_same(mine, torch.from_numpy(np.array(same.numpy())), what=f"{op}: ")
     np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(fi.cumsum(blocked, 1).numpy(), torch.cumsum(x, 1), rtol=1e-12)
-    np.testing.assert_allclose(fi.std(blocked).numpy(), torch.std(x).numpy(), rtol=1e-12)
+    if x.numel() > 1:
+        np.testing.assert_allclose(fi.std(blocked).numpy(), torch.std(x).numpy(), rtol=1e-12)
 
 
 # ---- predicates and errors ----
@@ -400,3 +401,39 @@ def test_bad_requests_raise_clear_errors():
     # reshape copies (torch's reshape may copy); sum reduces the logical elements
     assert a.reshape(-1).shape == (90,)
     assert a.sum().item() == 90
+
+
+# ---- the command line ----
+
+
+def test_layout_command_draws_the_article_picture():
+    from ferroiter._layout_cli import layout_text, memory_map
+    from ferroiter._operand_spec import parse_operand
+
+    spec = parse_operand("1,16,1,2:nChw8c")
+    text = layout_text(spec)
+    assert "c0,w0@0 c1,w0@1 c2,w0@2 c3,w0@3 c4,w0@4 c5,w0@5 c6,w0@6 c7,w0@7" in text
+    assert "c0,w1@8 " in text and "c8,w0@16 " in text
+    # every element at the formula's address; the padding of C=3 holds nothing
+    m = memory_map(parse_operand("2,3,2,2:nChw8c"))
+    for (n, c, h, w), address in m.address_of.items():
+        assert address == n * 8 * 4 + (c // 8) * 4 * 8 + (h * 2 + w) * 8 + c % 8
+    assert "belong to no element" in layout_text(parse_operand("2,3,2,2:nChw8c"))
+    with pytest.raises(ValueError, match="nChw16c needs 4 dims, got 3"):
+        parse_operand("2,3,4:nChw16c")
+
+
+def test_explain_shows_the_physical_iteration():
+    from ferroiter._explain_cli import explain
+
+    same = explain("add", ["2,32,4,4:nChw16c", "2,32,4,4:nChw16c"])
+    assert "the op runs over their physical views" in same
+    assert "shape [2, 2, 4, 4, 16] strides [512, 256, 64, 16, 1]" in same
+    mixed = explain("add", ["2,19,4,4:nChw8c", "2,19,4,4"])
+    assert "mixed formats: the blocked operands are converted to dense" in mixed
+    conversion = explain("contiguous", ["2,19,4,4"], memory_format="nChw8c")
+    assert "2 full block(s) and a last block of 3 lane(s)" in conversion
+    assert "strides [304, 128, 4, 1, 16]" in conversion
+    back = explain("contiguous", ["2,19,4,4:nChw8c"], memory_format="contiguous")
+    assert "blocked conversion (block 8)" in back
+    assert "reduced as a dense" in explain("sum", ["2,19,4,4:nChw8c"])

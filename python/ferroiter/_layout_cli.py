@@ -133,7 +133,6 @@ def blocked_picture(format_name: str, m: MemoryMap) -> list[str]:
     cells = [f"c{c},w{w}@{a}" for a, c, w in picked]
     for start in range(0, len(cells), block):
         lines.append("  " + " ".join(cells[start : start + block]))
-    lines.append("")
     return lines
 
 
