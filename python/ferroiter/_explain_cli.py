@@ -93,9 +93,11 @@ def _through_blocked(built: list[_Operand], lines: list[str]) -> list[_Operand]:
             f"blocked operands ({fmt!r}): the op runs over their physical views "
             "(N, C/b, ..., b), padding lanes included, which are zeroed again after"
         )
-        return [x.blocked_view() if _is_blocked(x) else x for x in built]
+        return [
+            x.blocked_view() if isinstance(x, _fi.Array) and _is_blocked(x) else x for x in built
+        ]
     lines.append("mixed formats: the blocked operands are converted to dense NC(D)HW copies first")
-    return [x.contiguous() if _is_blocked(x) else x for x in built]
+    return [x.contiguous() if isinstance(x, _fi.Array) and _is_blocked(x) else x for x in built]
 
 
 def explainable_ops() -> list[str]:
@@ -195,10 +197,10 @@ def build_iterator(
     else:
         lines.insert(0, "out: allocated by the build")
     if out_array is not None and _is_blocked(out_array):
-        built.append(out_array)
-        *built, out_array = _through_blocked(built, lines)
-        if lines[-1].startswith("mixed") or not isinstance(out_array, _fi.Array):
+        *built, physical_out = _through_blocked([*built, out_array], lines)
+        if lines[-1].startswith("mixed") or not isinstance(physical_out, _fi.Array):
             raise SpecError("a blocked out= needs every array operand in its format and shape")
+        out_array = physical_out
     else:
         built = _through_blocked(built, lines)
     return _PRESETS[(arity, preset)](out_array, *built), lines

@@ -420,9 +420,6 @@ def _blocked_rows(s: Sizes) -> list[Row]:
     return blocked_rows(s)
 
 
-ROW_GROUPS.insert(2, ("blocked", _blocked_rows))
-
-
 def register_group(name: str, make_rows: Callable[[Sizes], list[Row]]) -> None:
     """Adds a group of rows at the end of the table (e.g. reductions, blocked formats)."""
     ROW_GROUPS.append((name, make_rows))
@@ -430,3 +427,6 @@ def register_group(name: str, make_rows: Callable[[Sizes], list[Row]]) -> None:
 
 def all_rows(sizes: Sizes) -> list[Row]:
     return [row for _, make in ROW_GROUPS for row in make(sizes)]
+
+
+register_group("blocked", _blocked_rows)
