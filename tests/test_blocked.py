@@ -437,3 +437,15 @@ def test_explain_shows_the_physical_iteration():
     back = explain("contiguous", ["2,19,4,4:nChw8c"], memory_format="contiguous")
     assert "blocked conversion (block 8)" in back
     assert "reduced as a dense" in explain("sum", ["2,19,4,4:nChw8c"])
+
+
+@pytest.mark.parametrize("shape", [(0, 5, 2, 2), (2, 0, 3, 3), (2, 5, 0, 3), (1, 3, 2, 0, 2)])
+def test_empty_shapes(shape):
+    fmt = fi.nChw16c if len(shape) == 4 else fi.nCdhw8c
+    a = fi.ones(shape, memory_format=fmt)
+    assert a.shape == shape and a.numel() == 0
+    assert fi.exp(a).suggest_memory_format() == fmt
+    assert_same(a.contiguous(), torch.ones(shape))
+    assert_same(fi.sum(a, 1), torch.ones(shape).sum(1))
+    c = int(shape[1])
+    assert a.blocked_view().shape[1] == -(-c // (16 if len(shape) == 4 else 8))
