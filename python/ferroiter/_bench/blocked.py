@@ -1,4 +1,4 @@
-"""The blocked-format rows (issue 14): NCHW -> nChw16c, nChw16c -> NCHW and an add of two
+"""The blocked-format rows (issue 14): NCHW to nChw16c, nChw16c to NCHW and an add of two
 nChw16c arrays, each compared with a clone of the same size (the copy limit of this group).
 Every library allocates its result: torch's blocked tensors (``to_mkldnn``) cannot be written
 into, so the others allocate too. torch picks its own block for the CPU it runs on (16 with
@@ -102,7 +102,7 @@ def blocked_rows(s: Sizes) -> list[Row]:
             clone,
             copy_reference=True,
         ),
-        Row("blocked", f"NCHW -> nChw16c {shape}", to_blocked, vs_copy=True),
-        Row("blocked", f"nChw16c -> NCHW {shape}", from_blocked, vs_copy=True),
+        Row("blocked", f"NCHW to nChw16c {shape}", to_blocked, vs_copy=True),
+        Row("blocked", f"nChw16c to NCHW {shape}", from_blocked, vs_copy=True),
         Row("blocked", f"add nChw16c + nChw16c {shape}", add, vs_copy=True),
     ]
