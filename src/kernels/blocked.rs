@@ -6,7 +6,7 @@
 //! logical shape; 0-d arrays and Python numbers broadcast anyway) runs over the physical
 //! views, padding lanes included, and then writes zero to the padding again (so `exp`, `+ 1`
 //! or `clamp(min=1)` leave it zero). Any other mix converts its blocked operands to dense
-//! NC(D)HW copies and computes as usual; a blocked `out=` then is refused.
+//! NC(D)HW copies and computes as usual; a blocked `out=` then receives the dense result.
 
 use super::args::Arg;
 use super::copy;
@@ -120,21 +120,45 @@ pub fn elementwise(
     if same_format && (padding_safe || !has_padding) {
         return physical_op(args, out, &blocking, f);
     }
-    if let Some(o) = out.filter(|o| o.blocking().is_some()) {
-        return Err(Error::value(format!(
-            "an out= in the blocked format {} needs every array operand in that format with its shape {} (got another format or shape); convert the operands first",
-            blocking.format().name(),
-            crate::shape::fmt_shape(o.shape())
-        )));
-    }
+    // A blocked out= with operands in other formats: computed into a dense copy of the out
+    // (an operand that is the out itself reads that same copy, so torch's in-place rules
+    // still see one operand), then copied back into the logical lanes.
+    let dense_out = match out {
+        Some(o) if o.blocking().is_some() => Some(dense(o)?),
+        _ => out.cloned(),
+    };
+    let is_out = |x: &Array| {
+        out.is_some_and(|o| {
+            o.blocking().is_some()
+                && x.blocking() == o.blocking()
+                && x.shares_storage(o)
+                && x.layout() == o.layout()
+        })
+    };
     let dense_args = args
         .iter()
         .map(|a| match a {
+            Arg::Array(x) if is_out(x) => Ok(Arg::Array(dense_out.clone().expect("out is given"))),
             Arg::Array(x) => dense(x).map(Arg::Array),
             Arg::Scalar(s) => Ok(Arg::Scalar(*s)),
         })
         .collect::<Result<Vec<_>>>()?;
-    f(&dense_args, None)
+    let result = f(&dense_args, dense_out.clone())?;
+    match (out, dense_out) {
+        (Some(o), Some(d)) if o.blocking().is_some() => {
+            if !(result.shares_storage(&d) && result.layout() == d.layout()) {
+                return Err(Error::value(format!(
+                    "an out= in the blocked format {} cannot be resized: the result has shape {}, the out {}",
+                    blocking.format().name(),
+                    crate::shape::fmt_shape(result.shape()),
+                    crate::shape::fmt_shape(o.shape())
+                )));
+            }
+            copy_into(o, &result)?;
+            Ok(o.clone())
+        }
+        _ => Ok(result),
+    }
 }
 
 /// `f` over the physical views of operands in one blocked format, the padding zeroed after.
