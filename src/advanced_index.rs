@@ -82,6 +82,7 @@ fn index_values(indices: &Array, shape: &[usize]) -> Result<Vec<i64>> {
 /// together and their dims go where numpy and torch put them: in place when they are
 /// adjacent, first otherwise.
 pub fn select(a: &Array, key: &[AdvancedItem]) -> Result<Selection> {
+    a.refuse_blocked("indexing and index assignments")?;
     let n = a.ndim();
     let specified: usize = key.iter().map(AdvancedItem::consumed).sum();
     if specified > n {
@@ -246,6 +247,8 @@ pub fn gather(a: &Array, key: &[AdvancedItem]) -> Result<Array> {
 /// `a[key] = values`: `values` (already of `a`'s dtype, and not aliasing `a`) broadcast to the
 /// selection's shape and written element by element; with repeated indices the last write wins.
 pub fn scatter(a: &Array, key: &[AdvancedItem], values: &Array) -> Result<()> {
+    a.refuse_blocked("indexing and index assignments")?;
+    let values = &crate::kernels::blocked::dense(values)?;
     a.storage().check_writable()?;
     if values.dtype() != a.dtype() {
         return Err(Error::DTypeMismatch {

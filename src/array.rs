@@ -3,6 +3,7 @@
 //! against the storage bounds so that later raw loops can trust them.
 #![forbid(unsafe_code)]
 
+use crate::blocked::{self, Blocking};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::{IndexItem, Layout};
@@ -12,12 +13,15 @@ use crate::shape::{checked_numel, fmt_shape};
 use crate::storage::Storage;
 use std::sync::Arc;
 
-/// A strided view of typed elements in a storage.
+/// A strided view of typed elements in a storage, or (with `blocking`) an array in one of
+/// oneDNN's blocked formats: `layout` is then its dense physical view and `blocking` holds the
+/// logical shape (`blocked.rs`).
 #[derive(Clone, Debug)]
 pub struct Array {
     storage: Arc<Storage>,
     layout: Layout,
     dtype: DType,
+    blocking: Option<Box<Blocking>>,
 }
 
 /// torch's `computeStorageNbytes` for a view of non-negative offset: 0 when any size is 0,
@@ -102,6 +106,7 @@ impl Array {
             storage,
             layout,
             dtype,
+            blocking: None,
         })
     }
 
@@ -114,6 +119,9 @@ impl Array {
     /// `empty(shape, dtype, memory_format)`: uninitialised-looking (zeroed) memory laid out with
     /// the format's strides.
     pub fn empty(shape: &[usize], dtype: DType, format: MemoryFormat) -> Result<Array> {
+        if format.blocked().is_some() {
+            return Array::empty_blocked(Blocking::new(shape, format)?, dtype);
+        }
         let strides = mf::format_strides(shape, format)?;
         Array::allocate(
             Layout {
@@ -134,9 +142,11 @@ impl Array {
     ) -> Result<Array> {
         let out = Array::empty(shape, dtype, format)?;
         let value = checked_fill_value(value, dtype, out.numel())?;
-        // New arrays of every format are dense from their first byte: fill `numel` elements.
+        // New arrays of every format are dense from their first byte: fill `numel` elements
+        // (a blocked array's physical ones, then its padding zeroed again).
         out.storage
-            .fill_prefix(&value.to_bytes(dtype), out.numel())?;
+            .fill_prefix(&value.to_bytes(dtype), out.layout.numel())?;
+        out.zero_padding()?;
         Ok(out)
     }
 
@@ -196,6 +206,16 @@ impl Array {
     /// and dense source gives its exact strides, any other gives dense strides in its order.
     pub fn empty_like(&self, dtype: Option<DType>, format: MemoryFormat) -> Result<Array> {
         let dtype = dtype.unwrap_or(self.dtype);
+        if let Some(b) = &self.blocking {
+            let format = match format {
+                MemoryFormat::Preserve => b.format(),
+                other => other,
+            };
+            return Array::empty(&b.shape, dtype, format);
+        }
+        if format.blocked().is_some() {
+            return Array::empty(self.shape(), dtype, format);
+        }
         let strides = match format {
             MemoryFormat::Preserve => preserve_strides(&self.layout).into(),
             other => mf::format_strides(&self.layout.shape, other)?,
@@ -219,9 +239,11 @@ impl Array {
     ) -> Result<Array> {
         let out = self.empty_like(dtype, format)?;
         let value = checked_fill_value(value, out.dtype, out.numel())?;
-        // empty_like's strides are dense and non-negative from offset 0: `numel` elements.
+        // empty_like's strides are dense and non-negative from offset 0: the layout's elements
+        // (a blocked array's physical ones, then its padding zeroed again).
         out.storage
-            .fill_prefix(&value.to_bytes(out.dtype), out.numel())?;
+            .fill_prefix(&value.to_bytes(out.dtype), out.layout.numel())?;
+        out.zero_padding()?;
         Ok(out)
     }
 
@@ -316,8 +338,12 @@ impl Array {
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
+    /// The logical shape (a blocked array's NC(D)HW, not its physical view's).
     pub fn shape(&self) -> &[usize] {
-        &self.layout.shape
+        match &self.blocking {
+            Some(b) => &b.shape,
+            None => &self.layout.shape,
+        }
     }
     pub fn strides(&self) -> &[isize] {
         &self.layout.strides
@@ -329,10 +355,18 @@ impl Array {
         &self.storage
     }
     pub fn ndim(&self) -> usize {
-        self.layout.ndim()
+        self.shape().len()
     }
+    /// Logical elements (a blocked array's padding excluded).
     pub fn numel(&self) -> usize {
-        self.layout.numel()
+        match &self.blocking {
+            Some(b) => b.numel(),
+            None => self.layout.numel(),
+        }
+    }
+    /// The blocking of an array in a blocked format; `None` for a strided array.
+    pub fn blocking(&self) -> Option<&Blocking> {
+        self.blocking.as_deref()
     }
     pub fn itemsize(&self) -> usize {
         self.dtype.itemsize()
@@ -361,34 +395,42 @@ impl Array {
 
     // ---- views ----
 
-    /// The same storage under another layout (checked against the storage bounds).
+    /// The layout views start from; refused for a blocked array (see `with_layout`).
+    fn view_layout(&self) -> Result<&Layout> {
+        self.refuse_blocked("views")?;
+        Ok(&self.layout)
+    }
+
+    /// The same storage under another layout (checked against the storage bounds). Views of
+    /// a blocked array are refused: no strided view can address its logical elements.
     pub fn with_layout(&self, layout: Layout) -> Result<Array> {
+        self.refuse_blocked("views")?;
         Array::from_parts(self.storage.clone(), layout, self.dtype)
     }
     pub fn permute(&self, dims: &[i64]) -> Result<Array> {
-        self.with_layout(self.layout.permute(dims)?)
+        self.with_layout(self.view_layout()?.permute(dims)?)
     }
     pub fn transpose(&self, d0: i64, d1: i64) -> Result<Array> {
-        self.with_layout(self.layout.transpose(d0, d1)?)
+        self.with_layout(self.view_layout()?.transpose(d0, d1)?)
     }
     pub fn expand(&self, sizes: &[i64]) -> Result<Array> {
-        self.with_layout(self.layout.expand(sizes, &self.torch_type_name())?)
+        self.with_layout(self.view_layout()?.expand(sizes, &self.torch_type_name())?)
     }
     pub fn unsqueeze(&self, dim: i64) -> Result<Array> {
-        self.with_layout(self.layout.unsqueeze(dim)?)
+        self.with_layout(self.view_layout()?.unsqueeze(dim)?)
     }
     pub fn squeeze(&self, dims: Option<&[i64]>) -> Result<Array> {
-        self.with_layout(self.layout.squeeze(dims)?)
+        self.with_layout(self.view_layout()?.squeeze(dims)?)
     }
     pub fn view(&self, shape: &[i64]) -> Result<Array> {
-        self.with_layout(self.layout.view(shape)?)
+        self.with_layout(self.view_layout()?.view(shape)?)
     }
     pub fn index(&self, items: &[IndexItem]) -> Result<Array> {
-        self.with_layout(self.layout.index(items)?)
+        self.with_layout(self.view_layout()?.index(items)?)
     }
     /// `__getitem__` with one entry that is not in a tuple (torch's messages differ on 0-d).
     pub fn index_bare(&self, item: IndexItem) -> Result<Array> {
-        self.with_layout(self.layout.index_bare(item)?)
+        self.with_layout(self.view_layout()?.index_bare(item)?)
     }
     /// `broadcast_to(shape)`: `expand` with numpy's name.
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array> {
@@ -404,6 +446,7 @@ impl Array {
         strides: &[isize],
         offset: Option<isize>,
     ) -> Result<Array> {
+        self.refuse_blocked("views")?;
         if shape.len() != strides.len() {
             return Err(Error::value("mismatch in length of strides and shape"));
         }
@@ -432,10 +475,95 @@ impl Array {
         self.with_layout(layout)
     }
 
+    // ---- blocked formats (blocked.rs) ----
+
+    /// A new zeroed array in a blocked format: its storage is the dense physical view.
+    pub fn empty_blocked(blocking: Blocking, dtype: DType) -> Result<Array> {
+        checked_numel(&blocking.shape)?;
+        let physical = Array::allocate(blocking.physical_layout(), dtype)?;
+        Ok(Array {
+            blocking: Some(Box::new(blocking)),
+            ..physical
+        })
+    }
+
+    /// A plain array (its dense physical view, offset 0) taken as the storage of a blocked
+    /// array of `blocking` (the physical shapes must agree).
+    pub fn into_blocked(self, blocking: Blocking) -> Result<Array> {
+        if self.blocking.is_some() || self.layout != blocking.physical_layout() {
+            return Err(Error::value(format!(
+                "a blocked array of shape {} needs its dense physical view {} at offset 0, got sizes {}, strides {}",
+                fmt_shape(&blocking.shape),
+                fmt_shape(&blocking.physical_shape()),
+                fmt_shape(&self.layout.shape),
+                fmt_shape(&self.layout.strides)
+            )));
+        }
+        Ok(Array {
+            blocking: Some(Box::new(blocking)),
+            ..self
+        })
+    }
+
+    /// The physical view of a blocked array as a plain strided array over the same storage
+    /// (`blocked_view()`); a strided array itself.
+    pub fn physical(&self) -> Array {
+        Array {
+            blocking: None,
+            ..self.clone()
+        }
+    }
+
+    /// Writes zero to a blocked array's padding lanes (nothing for a strided array, or when
+    /// C is a multiple of the block).
+    pub fn zero_padding(&self) -> Result<()> {
+        let Some(b) = &self.blocking else {
+            return Ok(());
+        };
+        if let Some(pad) = blocked::padding_part(b, &self.layout) {
+            let zero = Array::full(&[], Scalar::Int(0), self.dtype, MemoryFormat::Contiguous)?;
+            let pad = Array::from_parts(self.storage.clone(), pad, self.dtype)?;
+            crate::kernels::copy::copy_into(&pad, &zero)?;
+        }
+        Ok(())
+    }
+
+    /// The memory format an array is in for `suggest_memory_format`: a blocked array's own
+    /// format, else torch's guess from the strides (never a blocked format).
+    pub fn suggest_memory_format(&self, exact_match: bool) -> MemoryFormat {
+        match &self.blocking {
+            Some(b) => b.format(),
+            None => self.layout.suggest_memory_format(exact_match),
+        }
+    }
+
+    /// `is_contiguous(memory_format=format)`: a blocked array is contiguous in its own format
+    /// only; a strided array never is in a blocked one.
+    pub fn is_contiguous_as(&self, format: MemoryFormat) -> Result<bool> {
+        match &self.blocking {
+            Some(b) => Ok(format == b.format()),
+            None => self.layout.is_contiguous(format),
+        }
+    }
+
+    /// A clear error for an operation that cannot take a blocked array yet.
+    pub fn refuse_blocked(&self, what: &str) -> Result<()> {
+        match &self.blocking {
+            Some(b) => Err(Error::value(format!(
+                "{what} of an array in the blocked format {} are not supported; convert it with .contiguous() or .to(memory_format=...) first",
+                b.format().name()
+            ))),
+            None => Ok(()),
+        }
+    }
+
     // ---- element access (slow path: for tolist, item, printing) ----
 
     /// Every element in logical row-major order.
     pub fn to_scalars(&self) -> Result<Vec<Scalar>> {
+        if self.blocking.is_some() {
+            return crate::kernels::blocked::dense(self)?.to_scalars();
+        }
         let itemsize = self.itemsize();
         let mut buf = [0u8; 16];
         let mut out = Vec::with_capacity(self.numel());

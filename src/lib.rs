@@ -7,6 +7,7 @@
 
 pub mod advanced_index;
 pub mod array;
+pub mod blocked;
 pub mod dims;
 pub mod dtype;
 pub mod error;

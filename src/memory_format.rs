@@ -14,6 +14,11 @@ pub enum MemoryFormat {
     ChannelsLast,
     ChannelsLast3d,
     Preserve,
+    /// oneDNN's blocked formats (`blocked.rs`): channels in blocks of 8 or 16 innermost.
+    NChw8c,
+    NChw16c,
+    NCdhw8c,
+    NCdhw16c,
 }
 
 impl MemoryFormat {
@@ -24,6 +29,32 @@ impl MemoryFormat {
             MemoryFormat::ChannelsLast => "channels_last",
             MemoryFormat::ChannelsLast3d => "channels_last_3d",
             MemoryFormat::Preserve => "preserve_format",
+            MemoryFormat::NChw8c => "nChw8c",
+            MemoryFormat::NChw16c => "nChw16c",
+            MemoryFormat::NCdhw8c => "nCdhw8c",
+            MemoryFormat::NCdhw16c => "nCdhw16c",
+        }
+    }
+
+    /// `(rank, block)` of a blocked format; `None` for the strided ones.
+    pub fn blocked(self) -> Option<(usize, usize)> {
+        match self {
+            MemoryFormat::NChw8c => Some((4, 8)),
+            MemoryFormat::NChw16c => Some((4, 16)),
+            MemoryFormat::NCdhw8c => Some((5, 8)),
+            MemoryFormat::NCdhw16c => Some((5, 16)),
+            _ => None,
+        }
+    }
+
+    /// The blocked format of this rank and block, if there is one.
+    pub fn blocked_format(rank: usize, block: usize) -> Option<MemoryFormat> {
+        match (rank, block) {
+            (4, 8) => Some(MemoryFormat::NChw8c),
+            (4, 16) => Some(MemoryFormat::NChw16c),
+            (5, 8) => Some(MemoryFormat::NCdhw8c),
+            (5, 16) => Some(MemoryFormat::NCdhw16c),
+            _ => None,
         }
     }
 
@@ -51,6 +82,10 @@ pub fn format_strides(shape: &[usize], format: MemoryFormat) -> Result<Strides> 
     match format {
         MemoryFormat::Contiguous => Ok(contiguous_strides(shape)),
         MemoryFormat::Preserve => Err(Error::value("unsupported memory format Preserve")),
+        blocked if blocked.blocked().is_some() => Err(Error::value(format!(
+            "{} has no strides per dim: a blocked array's storage is its physical view",
+            blocked.name()
+        ))),
         cl => {
             let rank = cl.required_rank().unwrap_or(0);
             if shape.len() != rank {

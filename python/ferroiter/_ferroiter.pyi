@@ -74,6 +74,10 @@ class MemoryFormat:
     channels_last: ClassVar[MemoryFormat]
     channels_last_3d: ClassVar[MemoryFormat]
     preserve_format: ClassVar[MemoryFormat]
+    nChw8c: ClassVar[MemoryFormat]
+    nChw16c: ClassVar[MemoryFormat]
+    nCdhw8c: ClassVar[MemoryFormat]
+    nCdhw16c: ClassVar[MemoryFormat]
 
     def __eq__(self, value: object, /) -> bool:
         """Whether both are the same format."""
@@ -82,12 +86,19 @@ class MemoryFormat:
     def __hash__(self) -> int:
         """A hash consistent with ``==``."""
     def __int__(self) -> int:
-        """The member's position: 0 contiguous, 1 channels_last, 2 channels_last_3d, 3 preserve."""
+        """The member's position: 0 contiguous, 1 channels_last, 2 channels_last_3d, 3 preserve,
+        4-7 the blocked nChw8c, nChw16c, nCdhw8c, nCdhw16c."""
 
 contiguous_format: MemoryFormat
 channels_last: MemoryFormat
 channels_last_3d: MemoryFormat
 preserve_format: MemoryFormat
+#: oneDNN's blocked formats: channels in blocks of 8 or 16, innermost, the last block padded
+#: with zeros (4-D nChw8c/nChw16c, 5-D nCdhw8c/nCdhw16c).
+nChw8c: MemoryFormat
+nChw16c: MemoryFormat
+nCdhw8c: MemoryFormat
+nCdhw16c: MemoryFormat
 
 @final
 class Array:
@@ -155,7 +166,10 @@ class Array:
     def is_non_overlapping_and_dense(self) -> _bool:
         """Whether every element of a dense block is addressed exactly once."""
     def suggest_memory_format(self, exact_match: _bool = False) -> MemoryFormat:
-        """The format the strides look like (torch's heuristic, with the N111 rule)."""
+        """The format the strides look like (torch's heuristic, with the N111 rule); a blocked
+        array's own format (a strided array never gets a blocked one)."""
+    def blocked_view(self) -> Array:
+        """A blocked array's storage as a strided ``(N, ceil(C/b), (D,) H, W, b)`` view."""
 
     # ---- views ----
     @overload

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from ._operand_spec import OperandSpec, SpecError
+from ._operand_spec import BLOCKED, OperandSpec, SpecError
 
 #: The largest array drawn: a picture of more elements teaches nothing.
 MAX_ELEMENTS = 512
@@ -33,17 +33,31 @@ class MemoryMap:
         return at
 
 
+def _blocked_address(index: tuple[int, ...], strides: tuple[int, ...], block: int) -> int:
+    """Where a blocked array keeps logical element `index`: its physical view's index is
+    (n, c // b, spatial..., c % b), and `strides` are that view's."""
+    n, c, *spatial = index
+    physical = (n, c // block, *spatial, c % block)
+    return sum(i * s for i, s in zip(physical, strides, strict=True))
+
+
 def memory_map(spec: OperandSpec) -> MemoryMap:
-    """The map of the array `spec` describes, with strides as ferroiter computes them."""
+    """The map of the array `spec` describes, with strides as ferroiter computes them (for a
+    blocked format, the strides of its physical view `(N, C/b, H, W, b)`; padding lanes are
+    addresses that hold no element)."""
     array = spec.build()
-    shape, strides = tuple(array.shape), tuple(array.stride())
+    block = BLOCKED.get(spec.memory_format or "", (0, 0))[1]
+    shape = tuple(array.shape)
+    strides = tuple(array.blocked_view().stride() if block else array.stride())
     numel = 1
     for n in shape:
         numel *= n
     if numel > MAX_ELEMENTS:
         raise SpecError(f"layout draws arrays of up to {MAX_ELEMENTS} elements, got {numel}")
     raw = {
-        index: sum(i * s for i, s in zip(index, strides, strict=True))
+        index: _blocked_address(index, strides, block)
+        if block
+        else sum(i * s for i, s in zip(index, strides, strict=True))
         for index in itertools.product(*(range(n) for n in shape))
     }
     low = min(raw.values(), default=0)
@@ -61,6 +75,12 @@ def layout_text(spec: OperandSpec, per_line: int = 8) -> str:
     by address with the logical index stored there."""
     m = memory_map(spec)
     lines = [f"shape {m.shape}, strides {m.strides} (elements): {spec.describe()}", ""]
+    if spec.memory_format in BLOCKED:
+        lines[0] = (
+            f"shape {m.shape}, blocked: its physical view (N, C/b, ..., b) has strides "
+            f"{m.strides}: {spec.describe()}"
+        )
+        lines[1:1] = blocked_picture(spec.memory_format, m)
     lines.append("Logical order (row-major over the shape): the address of each element")
     width = len(str(max(m.span - 1, 0)))
     if len(m.shape) == 0:
@@ -95,6 +115,25 @@ def layout_text(spec: OperandSpec, per_line: int = 8) -> str:
     if shared:
         lines.append(f"  ({shared} address(es) hold several elements: the array overlaps itself)")
     return "\n".join(lines)
+
+
+def blocked_picture(format_name: str, m: MemoryMap) -> list[str]:
+    """The article's picture: the physical order of the first 2·b channels of pixel row 0
+    (image 0, every W position), each cell `cC@address`; channel b starts only after the
+    whole first block of the image plane."""
+    block = BLOCKED[format_name][1]
+    channels = min(2 * block, m.shape[1])
+    row = [index for index in m.address_of if index[0] == 0 and all(i == 0 for i in index[2:-1])]
+    picked = sorted((m.address_of[i], i[1], i[-1]) for i in row if i[1] < channels)
+    lines = [
+        f"{format_name}: offset = n*Cp*HW + (c//{block})*HW*{block} + (h*W + w)*{block}"
+        f" + c%{block} (Cp: C rounded up to {block}; lanes c >= C of the last block are zero)",
+        f"Physical order of channels 0..{channels - 1} of pixel row 0 (cC,wW@address):",
+    ]
+    cells = [f"c{c},w{w}@{a}" for a, c, w in picked]
+    for start in range(0, len(cells), block):
+        lines.append("  " + " ".join(cells[start : start + block]))
+    return lines
 
 
 def figure_size_px(spec: OperandSpec, dpi: int = 100) -> tuple[int, int]:

@@ -1,6 +1,7 @@
 """Arrays described on the command line: `SHAPE[:FORMAT | @STRIDES][:DTYPE]`.
 
-Examples: `2,3,4,5` (contiguous float32), `2,3,4,5:channels_last`, `2,3,4,5@60,1,15,3`
+Examples: `2,3,4,5` (contiguous float32), `2,3,4,5:channels_last`, `1,16,2,2:nChw8c` (a
+blocked format), `2,3,4,5@60,1,15,3`
 (explicit strides, in elements), `3,4,5:float16`, `2,3,4,5:channels_last:bfloat16`, `()` (0-d).
 A Python number is written `scalar=5.5` (it takes part as torch's wrapped scalar).
 """
@@ -16,7 +17,14 @@ FORMATS = {
     "contiguous_format": _fi.contiguous_format,
     "channels_last": _fi.channels_last,
     "channels_last_3d": _fi.channels_last_3d,
+    "nChw8c": _fi.nChw8c,
+    "nChw16c": _fi.nChw16c,
+    "nCdhw8c": _fi.nCdhw8c,
+    "nCdhw16c": _fi.nCdhw16c,
 }
+
+#: The blocked formats (oneDNN's): their rank and block.
+BLOCKED = {"nChw8c": (4, 8), "nChw16c": (4, 16), "nCdhw8c": (5, 8), "nCdhw16c": (5, 16)}
 
 
 class SpecError(ValueError):
@@ -99,6 +107,8 @@ def parse_operand(text: str) -> OperandSpec:
         raise SpecError(f"channels_last needs 4 dims, got {len(shape)}")
     if memory_format == "channels_last_3d" and len(shape) != 5:
         raise SpecError(f"channels_last_3d needs 5 dims, got {len(shape)}")
+    if memory_format in BLOCKED and len(shape) != BLOCKED[memory_format][0]:
+        raise SpecError(f"{memory_format} needs {BLOCKED[memory_format][0]} dims, got {len(shape)}")
     return OperandSpec(shape, memory_format, strides, dtype)
 
 

@@ -214,6 +214,20 @@ pub fn binary(
     alpha: Option<Scalar>,
     out: Option<Array>,
 ) -> Result<Array> {
+    if super::blocked::involved(&[a, b], out.as_ref()) {
+        // an integer division by zero in the padding lanes would raise: integer divisions of
+        // padded blocked arrays take the dense route
+        let integral = |x: &Arg| x.dtype().is_integral(true);
+        let padding_safe = !(matches!(op.name(), "floor_divide" | "remainder" | "fmod")
+            && integral(a)
+            && integral(b));
+        return super::blocked::elementwise(
+            &[a.clone(), b.clone()],
+            out.as_ref(),
+            padding_safe,
+            |args, out| binary(op, &args[0], &args[1], alpha, out),
+        );
+    }
     check_binary_args(op, a, b)?;
     if op == BinaryOp::Pow {
         match (a, b) {

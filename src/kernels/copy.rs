@@ -11,6 +11,9 @@ use crate::{dispatch_all, Array, DType, Error, MemoryFormat};
 /// `dst.copy_(src)`: `src` broadcasts to `dst`'s shape, dtypes may differ; torch's checks
 /// (shape, internal overlap of `dst`, partial overlap) come from the copy plan.
 pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
+    if dst.blocking().is_some() || src.blocking().is_some() {
+        return super::blocked::copy_into(dst, src);
+    }
     // torch returns at once when both are the same view.
     if dst.shares_storage(src) && dst.layout() == src.layout() && dst.dtype() == src.dtype() {
         return Ok(());
@@ -52,7 +55,7 @@ pub fn contiguous(a: &Array, format: MemoryFormat) -> Result<Converted> {
     if format == MemoryFormat::Preserve {
         return Err(Error::value("contiguous() does not take preserve_format"));
     }
-    if a.layout().is_contiguous(format)? {
+    if a.is_contiguous_as(format)? {
         return Ok(Converted::Same);
     }
     Ok(Converted::New(converted_copy(a, None, format)?))
@@ -63,7 +66,7 @@ pub fn contiguous(a: &Array, format: MemoryFormat) -> Result<Converted> {
 pub fn to(a: &Array, dtype: Option<DType>, format: MemoryFormat, copy: bool) -> Result<Converted> {
     let dtype = dtype.unwrap_or(a.dtype());
     let aliases = dtype == a.dtype()
-        && (format == MemoryFormat::Preserve || a.layout().suggest_memory_format(false) == format);
+        && (format == MemoryFormat::Preserve || a.suggest_memory_format(false) == format);
     if aliases && !copy {
         return Ok(Converted::Same);
     }
@@ -72,6 +75,9 @@ pub fn to(a: &Array, dtype: Option<DType>, format: MemoryFormat, copy: bool) -> 
 
 /// `a.reshape(shape)`: a view when the strides allow it, else a contiguous copy viewed.
 pub fn reshape(a: &Array, shape: &[i64]) -> Result<Array> {
+    if a.blocking().is_some() {
+        return converted_copy(a, None, MemoryFormat::Contiguous)?.view(shape);
+    }
     match a.view(shape) {
         Ok(v) => Ok(v),
         Err(_) => converted_copy(a, None, MemoryFormat::Contiguous)?.view(shape),

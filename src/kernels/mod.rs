@@ -14,6 +14,7 @@
 
 pub mod args;
 pub mod binary;
+pub mod blocked;
 pub mod copy;
 pub mod dispatch;
 pub mod element;

@@ -363,6 +363,11 @@ pub fn reduction(
     dtype: Option<DType>,
     out: Option<&Array>,
 ) -> Result<Array> {
+    // blocked arrays reduce as a dense copy (their padding excluded); a blocked out= is refused
+    let a = &super::blocked::dense(a)?;
+    if let Some(o) = out {
+        o.refuse_blocked("reduction outputs")?;
+    }
     // (torch checks dtypes before dims for mean and argmax/argmin, dims first for the others)
     let dims_mask = || reduced_dims(dims, a.ndim());
     match op {
@@ -668,6 +673,11 @@ pub fn var_std(
     keepdim: bool,
     out: Option<&Array>,
 ) -> Result<Array> {
+    // blocked arrays reduce as a dense copy (their padding excluded); a blocked out= is refused
+    let a = &super::blocked::dense(a)?;
+    if let Some(o) = out {
+        o.refuse_blocked("reduction outputs")?;
+    }
     let name = if std { "std" } else { "var" };
     if !matches!(a.dtype().category(), Category::Floating | Category::Complex) {
         return Err(Error::type_(
@@ -722,6 +732,11 @@ pub fn scan_op(
     dtype: Option<DType>,
     out: Option<&Array>,
 ) -> Result<Array> {
+    // blocked arrays reduce as a dense copy (their padding excluded); a blocked out= is refused
+    let a = &super::blocked::dense(a)?;
+    if let Some(o) = out {
+        o.refuse_blocked("reduction outputs")?;
+    }
     let dim = wrap_dim(dim, a.ndim())?;
     let dtype = dtype.or(out.map(|o| o.dtype()));
     let (input, cast_to) = match dtype {

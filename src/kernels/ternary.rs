@@ -11,6 +11,16 @@ use crate::{dispatch_all, dispatch_in, dispatch_ordered, Array, DType, Scalar};
 
 /// `where(cond, a, b)`: `a` where `cond` is true, else `b`; `a` and `b` promote together.
 pub fn where_(cond: &Array, a: &Arg, b: &Arg, out: Option<Array>) -> Result<Array> {
+    let c = Arg::Array(cond.clone());
+    if super::blocked::involved(&[&c, a, b], out.as_ref()) {
+        let args = [c, a.clone(), b.clone()];
+        return super::blocked::elementwise(&args, out.as_ref(), true, |args, out| {
+            match &args[0] {
+                Arg::Array(cond) => where_(cond, &args[1], &args[2], out),
+                Arg::Scalar(_) => unreachable!("where's condition is an array"),
+            }
+        });
+    }
     // torch's order: the promoted dtype, the Python operands made tensors of it
     // (`scalar_tensor`, overflow-checked), out='s dtype, then the condition's.
     let common = result_type(&[a, b])?;
@@ -65,6 +75,22 @@ pub fn where_(cond: &Array, a: &Arg, b: &Arg, out: Option<Array>) -> Result<Arra
 
 /// `clamp(a, min, max)`: at least one bound; NaN stays NaN; `min > max` gives `max`.
 pub fn clamp(a: &Array, min: Option<&Arg>, max: Option<&Arg>, out: Option<Array>) -> Result<Array> {
+    let x = Arg::Array(a.clone());
+    let bounds: Vec<&Arg> = [min, max].into_iter().flatten().collect();
+    let mut all: Vec<&Arg> = vec![&x];
+    all.extend(&bounds);
+    if super::blocked::involved(&all, out.as_ref()) {
+        let args: Vec<Arg> = all.into_iter().cloned().collect();
+        return super::blocked::elementwise(&args, out.as_ref(), true, |args, out| {
+            let Arg::Array(a) = &args[0] else {
+                unreachable!("clamp's input is an array")
+            };
+            let mut rest = args[1..].iter();
+            let min = min.and_then(|_| rest.next());
+            let max = max.and_then(|_| rest.next());
+            clamp(a, min, max, out)
+        });
+    }
     if min.is_none() && max.is_none() {
         return Err(Error::value(
             "torch.clamp: At least one of 'min' or 'max' must not be None",

@@ -77,6 +77,16 @@ where
 /// `out = f(a)` with torch's output layout, dtype and values. A given `out=` of another shape
 /// is resized (torch's policy, `plan/resize.rs`): the result is then a new array.
 pub fn unary(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
+    use super::Arg;
+    let arg = Arg::Array(a.clone());
+    if super::blocked::involved(&[&arg], out.as_ref()) {
+        return super::blocked::elementwise(&[arg], out.as_ref(), true, |args, out| {
+            match &args[0] {
+                Arg::Array(a) => unary(op, a, out),
+                Arg::Scalar(_) => unreachable!("unary takes an array"),
+            }
+        });
+    }
     check_unary(op, a.dtype())?;
     if op == UnaryOp::LogicalNot {
         return logical_not(a, out);

@@ -33,6 +33,17 @@ struct Builder {
 
 /// Runs every phase; with `tracing`, the returned iterator carries the explanation.
 pub fn build(config: TensorIteratorConfig, tracing: bool) -> Result<TensorIterator> {
+    // A blocked array's layout is its physical view, not its logical shape: the kernels that
+    // take blocked arrays (`kernels/blocked.rs`) hand the iterator physical views; any other
+    // path gets a clear error rather than a walk over the wrong elements.
+    for array in config
+        .outputs
+        .iter()
+        .flatten()
+        .chain(config.inputs.iter().map(|i| &i.array))
+    {
+        array.refuse_blocked("iterator operands")?;
+    }
     let config = Arc::new(config);
     if !tracing {
         if let Some(plan) = contiguous_shortcut(&config)? {

@@ -116,6 +116,7 @@ impl PyArray {
     /// Element strides, like torch: all of them, or one dim's.
     #[pyo3(signature = (dim=None))]
     fn stride<'py>(&self, py: Python<'py>, dim: Option<i64>) -> PyResult<Bound<'py, PyAny>> {
+        no_strides(&self.array())?;
         match dim {
             None => Ok(PyTuple::new(py, self.array().strides())?.into_any()),
             Some(d) => {
@@ -129,6 +130,7 @@ impl PyArray {
     /// Byte strides, like numpy.
     #[getter]
     fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        no_strides(&self.array())?;
         let item = self.array().itemsize() as isize;
         PyTuple::new(py, self.array().strides().iter().map(|s| s * item))
     }
@@ -147,21 +149,20 @@ impl PyArray {
 
     #[pyo3(signature = (memory_format=PyMemoryFormat::contiguous_format))]
     fn is_contiguous(&self, memory_format: PyMemoryFormat) -> PyResult<bool> {
-        Ok(self.array().layout().is_contiguous(memory_format.into())?)
+        Ok(self.array().is_contiguous_as(memory_format.into())?)
     }
+    /// (a blocked array is not: its padding lanes lie between its elements)
     fn is_non_overlapping_and_dense(&self) -> bool {
-        self.array().layout().is_non_overlapping_and_dense()
+        let a = self.array();
+        a.blocking().is_none() && a.layout().is_non_overlapping_and_dense()
     }
     #[pyo3(signature = (exact_match=false))]
     fn suggest_memory_format(&self, exact_match: bool) -> PyMemoryFormat {
-        self.array()
-            .layout()
-            .suggest_memory_format(exact_match)
-            .into()
+        self.array().suggest_memory_format(exact_match).into()
     }
     #[getter]
     fn memory_format(&self) -> PyMemoryFormat {
-        self.array().layout().suggest_memory_format(false).into()
+        self.array().suggest_memory_format(false).into()
     }
 
     // ---- views ----
@@ -227,6 +228,20 @@ impl PyArray {
         Ok(Py::new(slf.py(), PyArray::from(view))?.into_any())
     }
 
+    /// The physical storage of an array in a blocked format as a plain strided array over
+    /// the same memory: `(N, ⌈C/b⌉, H, W, b)` (or `(N, ⌈C/b⌉, D, H, W, b)`), padding lanes
+    /// included. Writing through it writes the blocked array (keep the padding zero).
+    fn blocked_view(&self) -> PyResult<PyArray> {
+        let a = self.array();
+        if a.blocking().is_none() {
+            return Err(crate::Error::value(
+                "blocked_view() needs an array in a blocked memory format (nChw8c, nChw16c, nCdhw8c, nCdhw16c)",
+            )
+            .into());
+        }
+        Ok(a.physical().into())
+    }
+
     // ---- interop ----
 
     /// A zero-copy numpy view sharing this array's memory.
@@ -279,6 +294,18 @@ impl PyArray {
             Err(_) => Self::tolist(slf.get(), py)?.repr()?.to_string(),
         };
         Ok(format!("{prefix}{values}, dtype={})", a.dtype()))
+    }
+}
+
+/// torch's refusal for tensors without strides (its mkldnn tensors), pointing at the way in.
+fn no_strides(a: &Array) -> PyResult<()> {
+    match a.blocking() {
+        Some(b) => Err(crate::Error::value(format!(
+            "an array in the blocked format {} does not have strides per dim; blocked_view() gives its physical strided view",
+            b.format().name()
+        ))
+        .into()),
+        None => Ok(()),
     }
 }
 

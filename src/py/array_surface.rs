@@ -389,6 +389,7 @@ impl PyArray {
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
         let py = slf.py();
         let a = slf.get().array();
+        a.refuse_blocked("pickles")?;
         let dense =
             a.layout().is_non_overlapping_and_dense() && a.strides().iter().all(|&s| s >= 0);
         let d = if dense {
@@ -440,6 +441,14 @@ impl PyArray {
     /// bfloat16 has no typestr: numpy then uses `__array__` (with ml_dtypes).
     #[getter]
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let a = self.array();
+        if let Some(b) = a.blocking() {
+            // numpy then falls back to `__array__`: a dense copy
+            return Err(PyAttributeError::new_err(format!(
+                "an array in the blocked format {} has no __array_interface__; numpy() gives a dense copy",
+                b.format().name()
+            )));
+        }
         let a = self.array_for_pointer_export();
         let typestr = typestr(a.dtype()).ok_or_else(|| {
             PyAttributeError::new_err(format!(

@@ -53,6 +53,12 @@ pub unsafe fn get_buffer(
         return Err(PyBufferError::new_err("__getbuffer__: view is null"));
     }
     let array = slf.get().array();
+    if let Some(b) = array.blocking() {
+        return Err(PyBufferError::new_err(format!(
+            "an array in the blocked format {} exports no buffer; numpy() gives a dense copy, blocked_view() its physical view",
+            b.format().name()
+        )));
+    }
     let format = format_code(array.dtype()).ok_or_else(|| {
         PyBufferError::new_err(format!(
             "the buffer protocol has no format for {}; use .numpy() (with ml_dtypes) or DLPack",

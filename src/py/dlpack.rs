@@ -254,6 +254,7 @@ pub fn export<'py>(
         None => false,
     };
     let mut array = slf.get().array();
+    array.refuse_blocked("DLPack exports")?;
     let mut flags = 0;
     if let Some(copy) = get("copy")? {
         if copy.extract::<bool>()? {

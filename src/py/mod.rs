@@ -50,6 +50,10 @@ pub enum PyMemoryFormat {
     channels_last,
     channels_last_3d,
     preserve_format,
+    nChw8c,
+    nChw16c,
+    nCdhw8c,
+    nCdhw16c,
 }
 
 #[pymethods]
@@ -66,6 +70,10 @@ impl From<PyMemoryFormat> for MemoryFormat {
             PyMemoryFormat::channels_last => MemoryFormat::ChannelsLast,
             PyMemoryFormat::channels_last_3d => MemoryFormat::ChannelsLast3d,
             PyMemoryFormat::preserve_format => MemoryFormat::Preserve,
+            PyMemoryFormat::nChw8c => MemoryFormat::NChw8c,
+            PyMemoryFormat::nChw16c => MemoryFormat::NChw16c,
+            PyMemoryFormat::nCdhw8c => MemoryFormat::NCdhw8c,
+            PyMemoryFormat::nCdhw16c => MemoryFormat::NCdhw16c,
         }
     }
 }
@@ -77,6 +85,10 @@ impl From<MemoryFormat> for PyMemoryFormat {
             MemoryFormat::ChannelsLast => PyMemoryFormat::channels_last,
             MemoryFormat::ChannelsLast3d => PyMemoryFormat::channels_last_3d,
             MemoryFormat::Preserve => PyMemoryFormat::preserve_format,
+            MemoryFormat::NChw8c => PyMemoryFormat::nChw8c,
+            MemoryFormat::NChw16c => PyMemoryFormat::nChw16c,
+            MemoryFormat::NCdhw8c => PyMemoryFormat::nCdhw8c,
+            MemoryFormat::NCdhw16c => PyMemoryFormat::nCdhw16c,
         }
     }
 }
@@ -92,6 +104,10 @@ fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("channels_last", PyMemoryFormat::channels_last)?;
     m.add("channels_last_3d", PyMemoryFormat::channels_last_3d)?;
     m.add("preserve_format", PyMemoryFormat::preserve_format)?;
+    m.add("nChw8c", PyMemoryFormat::nChw8c)?;
+    m.add("nChw16c", PyMemoryFormat::nChw16c)?;
+    m.add("nCdhw8c", PyMemoryFormat::nCdhw8c)?;
+    m.add("nCdhw16c", PyMemoryFormat::nCdhw16c)?;
     functions::register(m)?;
     config::register(m)?;
     ops::register(m)?;

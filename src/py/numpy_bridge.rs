@@ -77,6 +77,11 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
 pub fn to_numpy<'py>(owner: &Bound<'py, PyArray>) -> PyResult<Bound<'py, PyAny>> {
     let py = owner.py();
     let array = owner.get().array();
+    if array.blocking().is_some() {
+        // a blocked array has no strided numpy view of its logical elements: a dense copy
+        let dense = super::ops::call_core(py, || crate::kernels::blocked::dense(&array))?;
+        return to_numpy(&Bound::new(py, PyArray::from(dense))?);
+    }
     let descr = dtype_to_numpy(py, array.dtype())?;
     let itemsize = array.itemsize() as isize;
     let mut dims: Vec<npyffi::npy_intp> = array

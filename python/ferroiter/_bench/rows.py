@@ -414,6 +414,12 @@ def _reduction_rows(s: Sizes) -> list[Row]:
 ROW_GROUPS.insert(3, ("reduce", _reduction_rows))
 
 
+def _blocked_rows(s: Sizes) -> list[Row]:
+    from .blocked import blocked_rows  # (imports this module: imported when run)
+
+    return blocked_rows(s)
+
+
 def register_group(name: str, make_rows: Callable[[Sizes], list[Row]]) -> None:
     """Adds a group of rows at the end of the table (e.g. reductions, blocked formats)."""
     ROW_GROUPS.append((name, make_rows))
@@ -421,3 +427,6 @@ def register_group(name: str, make_rows: Callable[[Sizes], list[Row]]) -> None:
 
 def all_rows(sizes: Sizes) -> list[Row]:
     return [row for _, make in ROW_GROUPS for row in make(sizes)]
+
+
+register_group("blocked", _blocked_rows)
