@@ -75,19 +75,20 @@ fn required_nbytes(layout: &Layout, itemsize: usize) -> Result<usize> {
 /// counted as 1) must fit in int64 ("Stride calculation overflowed"), and the bytes in isize
 /// ("Storage size calculation overflowed with sizes=[...]").
 fn check_dense_size(shape: &[usize], itemsize: usize) -> Result<()> {
+    let numel = shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
+    if !matches!(numel.and_then(|n| n.checked_mul(itemsize)), Some(b) if b <= isize::MAX as usize)
+    {
+        return Err(Error::value(format!(
+            "Storage size calculation overflowed with sizes={}",
+            fmt_shape(shape)
+        )));
+    }
     shape
         .iter()
         .try_fold(1usize, |acc, &n| acc.checked_mul(n.max(1)))
         .filter(|&n| n <= isize::MAX as usize)
-        .ok_or_else(|| Error::value("Stride calculation overflowed"))?;
-    let numel = shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
-    match numel.and_then(|n| n.checked_mul(itemsize)) {
-        Some(nbytes) if nbytes <= isize::MAX as usize => Ok(()),
-        _ => Err(Error::value(format!(
-            "Storage size calculation overflowed with sizes={}",
-            fmt_shape(shape)
-        ))),
-    }
+        .map(|_| ())
+        .ok_or_else(|| Error::value("Stride calculation overflowed"))
 }
 
 impl Array {

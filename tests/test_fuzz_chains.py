@@ -85,7 +85,7 @@ def _apply(x, step, other, lib):
             return x.count_nonzero() if extra is None else x.count_nonzero(extra)
         return getattr(x, name)() if extra is None else getattr(x, name)(extra)
     if name == "T":
-        return x.permute(*reversed(range(x.dim() if lib is torch else x.ndim)))
+        return x.permute(tuple(reversed(range(x.dim() if lib is torch else x.ndim))))
     return getattr(x, name)()
 
 

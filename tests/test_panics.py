@@ -1,7 +1,7 @@
 """Panics (issue 13): a panic inside the core — in a chunk of a parallel loop, in a serial
 loop, or outside any loop — reaches Python as an ordinary exception carrying the panic's
 message, never an abort or pyo3's PanicException (a BaseException that `except Exception`
-misses). `_panic_in_loop` is the test hook that panics on purpose; no other path is known to
+misses). `ferroiter._ferroiter._panic_in_loop` is the test hook that panics on purpose; no other path is known to
 panic (the fuzzers in tests/fuzz_plan.rs and test_fuzz_chains.py look for one)."""
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from harness import parallelism, run_isolated
 def test_a_panic_in_a_loop_is_a_value_error(threads, chunks):
     with parallelism(threads, None):
         with pytest.raises(ValueError, match="^a parallel loop panicked: chunk exploded$"):
-            fi._panic_in_loop("chunk exploded", chunks)
+            fi._ferroiter._panic_in_loop("chunk exploded", chunks)
         # the pool still works afterwards
         assert float(fi.ones(100_000).sum()) == 100_000.0
 
 
 def test_a_panic_outside_loops_is_a_value_error():
     with pytest.raises(ValueError, match=r"^internal error \(a bug in ferroiter\): outside$"):
-        fi._panic_in_loop("outside", 0)
+        fi._ferroiter._panic_in_loop("outside", 0)
 
 
 def test_a_panic_never_aborts_the_process():
@@ -38,7 +38,7 @@ def test_a_panic_never_aborts_the_process():
         def worker():
             for i in range(50):
                 try:
-                    fi._panic_in_loop(f"p{i}", i % 3)
+                    fi._ferroiter._panic_in_loop(f"p{i}", i % 3)
                 except Exception as e:
                     caught.append(type(e).__name__)
         threads = [threading.Thread(target=worker) for _ in range(4)]

@@ -7,7 +7,7 @@ use super::PyArray;
 use crate::error::Error;
 use crate::layout::Layout;
 use crate::storage::Storage;
-use crate::{Array, DType};
+use crate::Array;
 use numpy::npyffi::{self, NPY_ARRAY_WRITEABLE, PY_ARRAY_API};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
