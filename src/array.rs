@@ -76,8 +76,7 @@ fn required_nbytes(layout: &Layout, itemsize: usize) -> Result<usize> {
 /// ("Storage size calculation overflowed with sizes=[...]").
 fn check_dense_size(shape: &[usize], itemsize: usize) -> Result<()> {
     let numel = shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
-    if !matches!(numel.and_then(|n| n.checked_mul(itemsize)), Some(b) if b <= isize::MAX as usize)
-    {
+    if !matches!(numel.and_then(|n| n.checked_mul(itemsize)), Some(b) if b <= isize::MAX as usize) {
         return Err(Error::value(format!(
             "Storage size calculation overflowed with sizes={}",
             fmt_shape(shape)

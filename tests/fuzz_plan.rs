@@ -41,10 +41,7 @@ fn config() -> ProptestConfig {
 
 /// The storable dtypes.
 fn dtypes() -> Vec<DType> {
-    DType::ALL
-        .into_iter()
-        .filter(|d| d.is_storable())
-        .collect()
+    DType::ALL.into_iter().filter(|d| d.is_storable()).collect()
 }
 
 /// Lowest and highest element offset (relative to the storage offset) a layout reaches, or

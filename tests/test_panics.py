@@ -1,8 +1,9 @@
 """Panics (issue 13): a panic inside the core — in a chunk of a parallel loop, in a serial
 loop, or outside any loop — reaches Python as an ordinary exception carrying the panic's
 message, never an abort or pyo3's PanicException (a BaseException that `except Exception`
-misses). `ferroiter._ferroiter._panic_in_loop` is the test hook that panics on purpose; no other path is known to
-panic (the fuzzers in tests/fuzz_plan.rs and test_fuzz_chains.py look for one)."""
+misses). `ferroiter._ferroiter._panic_in_loop` is the test hook that panics on purpose; no
+other path is known to panic (the fuzzers in tests/fuzz_plan.rs and test_fuzz_chains.py look
+for one)."""
 
 from __future__ import annotations
 

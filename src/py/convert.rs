@@ -192,7 +192,11 @@ pub fn shape_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
                 .name()
                 .map(|n| n.to_string())
                 .unwrap_or_default(),
-            if overflow { ": a size beyond int64" } else { "" }
+            if overflow {
+                ": a size beyond int64"
+            } else {
+                ""
+            }
         ))
         .into()
     })
