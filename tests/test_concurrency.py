@@ -134,7 +134,7 @@ def test_a_view_outlives_its_base_dropped_on_another_thread():
     """Views made from an Array, a numpy array and a torch tensor are read on one thread while
     their bases are deleted (and garbage collected) on another: the views keep the memory and
     their values."""
-    for round_ in range(20):
+    for round_ in range(8):
         ndarray = np.arange(4096, dtype=np.float64).reshape(64, 64)
         tensor = torch.arange(4096, dtype=torch.float32).reshape(64, 64)
         parent = fi.arange(4096, dtype="int64").reshape(64, 64)
