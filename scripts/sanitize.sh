@@ -13,8 +13,10 @@
 # - valgrind: the Python extension (quick profile, with symbols) under valgrind's memcheck,
 #   running scripts/sanitize_smoke.py (every op, reduction, conversion and interop path over
 #   strided layouts, without torch: torch under valgrind takes hours). PYTHONMALLOC=malloc
-#   lets memcheck see Python's allocations; the suppressions cover CPython's and numpy's own
-#   reports. FERROITER_SANITIZE_PYTEST="tests/test_x.py ..." also runs those pytest modules.
+#   lets memcheck see Python's allocations. CPython and glibc raise reports of their own (the
+#   hash seed read with getrandom, which valgrind 3.19 does not model; the loader's strcmp),
+#   so the step counts the reports whose stack has a ferroiter frame: the goal is zero.
+#   FERROITER_SANITIZE_PYTEST="tests/test_x.py ..." also runs those pytest modules.
 #
 # Exit status: non-zero when any step that could run found an error.
 set -uo pipefail
@@ -57,18 +59,29 @@ for step in "${steps[@]}"; do
         fi
         maturin develop --profile quick --quiet || { status=1; continue; }
         log=target/valgrind.log
-        PYTHONMALLOC=malloc valgrind --tool=memcheck --error-exitcode=99 \
-            --errors-for-leak-kinds=none --num-callers=30 --log-file="$log" \
-            python scripts/sanitize_smoke.py
-        rc=$?
-        grep -E "ERROR SUMMARY|definitely lost" "$log"
-        [ $rc -ne 0 ] && { echo "valgrind: errors (see $log)"; status=1; }
+        PYTHONMALLOC=malloc valgrind --tool=memcheck --errors-for-leak-kinds=none \
+            --num-callers=40 --log-file="$log" python scripts/sanitize_smoke.py || status=1
+        grep -E "ERROR SUMMARY" "$log"
+        # CPython and glibc report errors of their own under memcheck (the hash seed from
+        # getrandom, which valgrind 3.19 does not model, and the loader's strcmp): count only
+        # the reports with a ferroiter frame in their stack.
+        ours=$(python - "$log" <<'PY'
+import re, sys
+blocks = re.split(r"\n==\d+== \n", open(sys.argv[1]).read())
+print(sum(1 for b in blocks
+          if re.search(r"== (Invalid|Conditional|Use of uninit|Mismatched|Source and dest)", b)
+          and "ferroiter" in b))
+PY
+)
+        echo "valgrind: $ours report(s) with a ferroiter frame (see $log)"
+        [ "$ours" != "0" ] && status=1
         if [ -n "${FERROITER_SANITIZE_PYTEST:-}" ]; then
             # shellcheck disable=SC2086
-            PYTHONMALLOC=malloc valgrind --tool=memcheck --error-exitcode=99 \
-                --errors-for-leak-kinds=none --log-file=target/valgrind-pytest.log \
+            PYTHONMALLOC=malloc valgrind --tool=memcheck --errors-for-leak-kinds=none \
+                --num-callers=40 --log-file=target/valgrind-pytest.log \
                 python -m pytest -x -q -p no:cacheprovider $FERROITER_SANITIZE_PYTEST || status=1
             grep -E "ERROR SUMMARY" target/valgrind-pytest.log
+            grep -c "ferroiter" target/valgrind-pytest.log || true
         fi
         ;;
     *)
