@@ -75,6 +75,25 @@ fn required_nbytes(layout: &Layout, itemsize: usize) -> Result<usize> {
     }
 }
 
+/// torch's checks of a new dense array's size: the strides (products of the sizes, zeros
+/// counted as 1) must fit in int64 ("Stride calculation overflowed"), and the bytes in isize
+/// ("Storage size calculation overflowed with sizes=[...]").
+fn check_dense_size(shape: &[usize], itemsize: usize) -> Result<()> {
+    let numel = shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n));
+    if !matches!(numel.and_then(|n| n.checked_mul(itemsize)), Some(b) if b <= isize::MAX as usize) {
+        return Err(Error::value(format!(
+            "Storage size calculation overflowed with sizes={}",
+            fmt_shape(shape)
+        )));
+    }
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &n| acc.checked_mul(n.max(1)))
+        .filter(|&n| n <= isize::MAX as usize)
+        .map(|_| ())
+        .ok_or_else(|| Error::value("Stride calculation overflowed"))
+}
+
 impl Array {
     /// Joins a storage, a layout and a dtype, checking that every element lies in the storage.
     pub fn from_parts(storage: Arc<Storage>, layout: Layout, dtype: DType) -> Result<Array> {
@@ -119,6 +138,7 @@ impl Array {
     /// `empty(shape, dtype, memory_format)`: uninitialised-looking (zeroed) memory laid out with
     /// the format's strides.
     pub fn empty(shape: &[usize], dtype: DType, format: MemoryFormat) -> Result<Array> {
+        check_dense_size(shape, dtype.itemsize())?;
         if format.blocked().is_some() {
             return Array::empty_blocked(Blocking::new(shape, format)?, dtype);
         }

@@ -93,11 +93,12 @@ pub fn offset_span(shape: &[usize], strides: &[isize]) -> Option<(isize, isize)>
     }
     let (mut lo, mut hi) = (0isize, 0isize);
     for (&n, &s) in shape.iter().zip(strides) {
-        let reach = (n as isize - 1) * s;
+        // saturating: a reach beyond isize fails every bounds check instead of wrapping
+        let reach = (n as isize - 1).saturating_mul(s);
         if reach < 0 {
-            lo += reach;
+            lo = lo.saturating_add(reach);
         } else {
-            hi += reach;
+            hi = hi.saturating_add(reach);
         }
     }
     Some((lo, hi))

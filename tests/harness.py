@@ -28,6 +28,9 @@ import contextlib
 import itertools
 import math
 import operator
+import subprocess
+import sys
+import textwrap
 from dataclasses import dataclass, field, replace
 
 import ml_dtypes
@@ -1170,3 +1173,24 @@ def assert_same_outcome(fn_fi, fn_torch, kind: type[BaseException] | None = None
         assert_same_raise(f_exc, t_exc, kind=kind)
         return None
     return fn_fi(), t_result
+
+
+# ---------------------------------------------------------------------------------------------
+# a child interpreter, for inputs that could crash the process
+
+
+def run_isolated(code: str, timeout: float = 120) -> str:
+    """Runs `code` in a fresh interpreter (ferroiter and numpy imported as fi and np); asserts
+    it exits normally (no signal, no abort, no PanicException) and returns its stdout."""
+    prelude = "import numpy as np\nimport ferroiter as fi\n"
+    proc = subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, (
+        f"the child exited with {proc.returncode}:\n{proc.stderr[-3000:]}\nstdout:\n{proc.stdout}"
+    )
+    assert "PanicException" not in proc.stderr + proc.stdout
+    return proc.stdout

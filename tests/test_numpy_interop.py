@@ -139,7 +139,7 @@ def test_read_only_ndarrays_give_read_only_arrays():
 
 def test_strides_that_are_not_whole_elements_are_refused():
     odd = np.lib.stride_tricks.as_strided(np.zeros(8, np.int32), (3,), (2,))
-    with pytest.raises(ValueError, match="not multiples of the item size"):
+    with pytest.raises(ValueError, match="not a multiple of the element byte size"):
         fi.from_numpy(odd)
     record = np.zeros(4, dtype=[("a", np.int8), ("b", np.float32)])["b"]  # 5-byte stride
     with pytest.raises(ValueError):

@@ -906,6 +906,9 @@ def cumprod(
 def _op_table() -> list[dict[str, Any]]:
     """The op table's rows (name, arity, preset, kernel, alpha, operators), for the tests."""
 
+def _panic_in_loop(message: str, chunks: int) -> None:
+    """Panics inside the core (in a loop's last chunk; outside loops for 0 chunks): a test hook."""
+
 # ---- configuration (src/py/config.rs) ----
 
 __version__: Final[str]

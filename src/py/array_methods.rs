@@ -147,11 +147,11 @@ impl PyArray {
         let a = self.array();
         if a.numel() != 1 {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "Boolean value of Tensor with {} values is ambiguous",
+                "Boolean value of Tensor with {} is ambiguous",
                 if a.numel() == 0 {
-                    "no"
+                    "no values"
                 } else {
-                    "more than one"
+                    "more than one value"
                 }
             )));
         }
@@ -246,8 +246,16 @@ impl PyArray {
     fn __float__(&self) -> PyResult<f64> {
         Ok(self.array().item()?.as_f64())
     }
-    fn __int__(&self) -> PyResult<i64> {
-        Ok(self.array().item()?.as_i64())
+    /// A floating value converts as Python's `int(float)` does (NaN and infinities raise,
+    /// values beyond int64 stay exact), as torch's `Tensor.__int__`.
+    fn __int__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let value = self.array().item()?;
+        if let crate::Scalar::Float(f) = value {
+            return Ok(pyo3::types::PyFloat::new(py, f)
+                .call_method0("__int__")?
+                .unbind());
+        }
+        Ok(value.as_i64().into_pyobject(py)?.into_any().unbind())
     }
 }
 

@@ -100,6 +100,18 @@ fn advanced_key(key: &Bound<'_, PyAny>) -> PyResult<Option<Vec<AdvancedItem>>> {
 }
 
 /// A value for `__setitem__`: lists and tuples become arrays (through numpy), like torch's.
+/// The value of `a[key] = value` as torch's `copy_to` takes it: leading size-1 dims beyond
+/// the target's rank dropped, then expanded to the target's shape (torch's expand message when
+/// it does not fit).
+fn setitem_source(value: &Array, target: &[usize]) -> PyResult<Array> {
+    let mut v = value.clone();
+    while v.ndim() > target.len() && v.shape()[0] == 1 {
+        v = v.squeeze(Some(&[0]))?;
+    }
+    let sizes: Vec<i64> = target.iter().map(|&n| n as i64).collect();
+    Ok(v.expand(&sizes)?)
+}
+
 fn value_arg<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
         let np = value.py().import("numpy")?;
@@ -352,7 +364,13 @@ impl PyArray {
             IndexKey::Tuple(items) => a.index(&items)?,
             IndexKey::Bare(item) => a.index_bare(item)?,
         };
-        copy_py(py, &view, &value)
+        match arg(&value)? {
+            Arg::Array(v) => {
+                let v = setitem_source(&v, view.shape())?;
+                call_core(py, || copy::copy_into(&view, &v))
+            }
+            Arg::Scalar(_) => copy_py(py, &view, &value),
+        }
     }
 
     /// Iterates over dim 0 (views), as torch and numpy do.

@@ -23,6 +23,8 @@ pub fn arg(obj: &Bound<'_, PyAny>) -> PyResult<Arg> {
     }
     match scalar_from_py(obj) {
         Ok(s) => Ok(Arg::Scalar(s)),
+        // an int beyond int64 is a number: say that it overflows, not that it is no number
+        Err(e) if obj.is_instance_of::<PyInt>() => Err(e),
         Err(_) => Err(Error::type_(format!(
             "expected a ferroiter.Array, a numpy array or a Python number, got {}",
             obj.get_type().name()?
@@ -37,6 +39,21 @@ pub fn array_arg(obj: &Bound<'_, PyAny>) -> PyResult<Array> {
         Arg::Array(a) => Ok(a),
         Arg::Scalar(_) => Err(Error::type_("expected an array, got a Python number").into()),
     }
+}
+
+/// The dtype of a numpy descriptor whose `.name` is `name`; an unsupported one is named as
+/// numpy prints it (`<U3`, `datetime64[D]`), and `object` (what numpy makes of `None`,
+/// strings mixed with numbers, ints beyond 64 bits) says so.
+pub fn numpy_dtype(descr: &Bound<'_, PyAny>, name: &str) -> PyResult<DType> {
+    DType::from_name(name).or_else(|_| {
+        let shown = descr.str()?.to_string();
+        let why = if shown == "object" {
+            " (the input holds Python objects that are not numbers: None, strings, or ints beyond 64 bits)"
+        } else {
+            ""
+        };
+        Err(Error::type_(format!("ferroiter does not support dtype {shown}{why}")).into())
+    })
 }
 
 /// An optional dtype argument (`None` and absent are the same).
@@ -58,7 +75,7 @@ pub fn dtype_from_py(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
     let np = obj.py().import("numpy")?;
     if let Ok(descr) = np.getattr("dtype")?.call1((obj,)) {
         let name: String = descr.getattr("name")?.extract()?;
-        return Ok(DType::from_name(&name)?);
+        return numpy_dtype(&descr, &name);
     }
     let printed = obj.str()?.to_string();
     if let Some(name) = printed.strip_prefix("torch.") {
@@ -167,13 +184,19 @@ pub fn shape_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
     if let Ok(n) = obj.extract::<i64>() {
         return Ok(vec![n]);
     }
-    obj.extract::<Vec<i64>>().map_err(|_| {
+    obj.extract::<Vec<i64>>().map_err(|e| {
+        let overflow = e.is_instance_of::<pyo3::exceptions::PyOverflowError>(obj.py());
         Error::type_(format!(
-            "expected a shape (a sequence of ints), got {}",
+            "expected a shape (a sequence of ints), got {}{}",
             obj.get_type()
                 .name()
                 .map(|n| n.to_string())
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            if overflow {
+                ": a size beyond int64"
+            } else {
+                ""
+            }
         ))
         .into()
     })

@@ -62,6 +62,13 @@ fn zeros(
     dtype: Option<&Bound<'_, PyAny>>,
     memory_format: PyMemoryFormat,
 ) -> PyResult<PyArray> {
+    // torch's zeros checks the sizes itself, with its own text
+    if crate::py::convert::shape_from_py(shape)?
+        .iter()
+        .any(|&n| n < 0)
+    {
+        return Err(Error::value("zeros: Dimension size must be non-negative.").into());
+    }
     empty(shape, dtype, memory_format)
 }
 

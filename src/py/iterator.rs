@@ -191,8 +191,8 @@ impl PyIterator {
         self.inner.perm().to_vec()
     }
     /// Operand `i`'s byte strides, fastest dim first.
-    fn strides<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.inner.strides(i)?)
+    fn strides<'py>(&self, py: Python<'py>, i: i64) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.inner.strides(operand_index(i)?)?)
     }
     #[getter]
     fn ndim(&self) -> usize {
@@ -221,22 +221,23 @@ impl PyIterator {
             .map(|d| Ok(dtype_to_numpy(py, d)?.into_any()))
             .transpose()
     }
-    fn dtype<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
-        Ok(dtype_to_numpy(py, self.inner.dtype(i)?)?.into_any())
+    fn dtype<'py>(&self, py: Python<'py>, i: i64) -> PyResult<Bound<'py, PyAny>> {
+        Ok(dtype_to_numpy(py, self.inner.dtype(operand_index(i)?)?)?.into_any())
     }
     /// Output `i`: the given array, or the one the build allocated.
-    fn output(&self, i: usize) -> PyResult<PyArray> {
-        Ok(self.inner.output(i)?.clone().into())
+    fn output(&self, i: i64) -> PyResult<PyArray> {
+        Ok(self.inner.output(operand_index(i)?)?.clone().into())
     }
     /// The `(start index, (size0, size1))` 2-D steps of a serial walk over `[begin, end)`.
     #[pyo3(signature = (begin=0, end=None))]
     fn loops<'py>(
         &self,
         py: Python<'py>,
-        begin: usize,
-        end: Option<usize>,
+        begin: i64,
+        end: Option<i64>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let steps = self.inner.loops(begin, end.unwrap_or(self.inner.numel()))?;
+        let end = end.map_or(Ok(self.inner.numel()), operand_index)?;
+        let steps = self.inner.loops(operand_index(begin)?, end)?;
         let items = steps
             .into_iter()
             .map(|(start, step)| (start, step).into_pyobject(py))
@@ -366,6 +367,13 @@ impl PyIterator {
             TensorIteratorConfig::copy_op(dst.array, src.array)
         })
     }
+}
+
+/// An index from Python: a negative one is an IndexError (not the conversion's OverflowError);
+/// the core checks the upper end.
+fn operand_index(i: i64) -> PyResult<usize> {
+    usize::try_from(i)
+        .map_err(|_| pyo3::exceptions::PyIndexError::new_err(format!("index {i} is negative")))
 }
 
 /// The converted operands of a one-operand preset (`preset` converts exactly as many as it is

@@ -7,7 +7,7 @@ use super::PyArray;
 use crate::error::Error;
 use crate::layout::Layout;
 use crate::storage::Storage;
-use crate::{Array, DType};
+use crate::Array;
 use numpy::npyffi::{self, NPY_ARRAY_WRITEABLE, PY_ARRAY_API};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -24,16 +24,15 @@ pub fn from_numpy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Array> {
         ))
         .into());
     }
-    let dtype = DType::from_name(&name)?;
+    let dtype = super::convert::numpy_dtype(&descr, &name)?;
     let itemsize = dtype.itemsize() as isize;
     let shape = arr.shape().to_vec();
     let mut strides = Vec::with_capacity(shape.len());
     for &s in arr.strides() {
         if s % itemsize != 0 {
-            return Err(Error::value(format!(
-                "from_numpy: byte strides {:?} are not multiples of the item size {itemsize}",
-                arr.strides()
-            ))
+            return Err(Error::value(
+                "given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate the memory.",
+            )
             .into());
         }
         strides.push(s / itemsize);

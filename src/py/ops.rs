@@ -18,7 +18,16 @@ pub fn call_core<T: Send>(
     py: Python<'_>,
     f: impl FnOnce() -> crate::Result<T> + Send,
 ) -> PyResult<T> {
-    let result = py.detach(f);
+    // A panic in the core (a bug) becomes a Python exception carrying its message, never a
+    // PanicException (a BaseException that `except Exception` would miss) or an abort.
+    let result = py.detach(|| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+            Err(crate::Error::value(format!(
+                "internal error (a bug in ferroiter): {}",
+                crate::exec::raw::panic_message(payload.as_ref())
+            )))
+        })
+    });
     for message in crate::warnings::take() {
         let message = CString::new(message).unwrap_or_default();
         PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
@@ -191,6 +200,24 @@ fn get_grain_size() -> usize {
     crate::settings::grain_size()
 }
 
+/// Panics with `message` inside the core: in the last chunk of a parallel loop of `chunks`
+/// chunks, or (`chunks == 0`) outside any loop. The tests' handle on the promise that a panic
+/// becomes an exception carrying its message (never an abort or a `PanicException`).
+#[pyfunction]
+fn _panic_in_loop(py: Python<'_>, message: String, chunks: usize) -> PyResult<()> {
+    let threads = crate::settings::get_num_threads();
+    call_core(py, || {
+        if chunks == 0 {
+            panic!("{message}");
+        }
+        crate::exec::parallel_for(chunks, threads, &|i| {
+            if i + 1 == chunks {
+                panic!("{message}");
+            }
+        })
+    })
+}
+
 /// The op table as Python sees it, one dict per elementwise function: `name`, `arity`,
 /// `preset` (torch's iterator preset), `kernel` (torch's kernel name in its messages),
 /// `alpha` (takes `alpha=`), `operators` (the Array dunders computing it). The tests derive
@@ -259,5 +286,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_grain_size, m)?)?;
     m.add_function(wrap_pyfunction!(get_grain_size, m)?)?;
     m.add_function(wrap_pyfunction!(_op_table, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_in_loop, m)?)?;
     Ok(())
 }

@@ -31,6 +31,8 @@ pub(crate) mod scan;
 mod transpose;
 mod walk;
 
+#[cfg(feature = "python")]
+pub(crate) use job::panic_message;
 pub(crate) use lanes::{map1_lanes, LaneMap};
 pub(crate) use loops::{copy_bytes, map1, map2, map2_widened, map3};
 pub(crate) use walk::Walk;
