@@ -79,6 +79,13 @@ pub fn predicate(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
             "signbit does not support non-boolean outputs.",
         ));
     }
+    let exact = !(a.dtype().is_floating() || a.dtype().is_complex());
+    if exact && out.is_none() && matches!(op, UnaryOp::Isinf | UnaryOp::Isfinite) {
+        // torch answers integers without a loop: `zeros_like` / `ones_like` (bool), whose
+        // strides are `empty_like`'s (the input's own when it is dense)
+        let answer = crate::Scalar::Bool(op == UnaryOp::Isfinite);
+        return a.full_like(answer, Some(DType::Bool), crate::MemoryFormat::Preserve);
+    }
     let mut config = TensorIteratorConfig::new();
     config.check_mem_overlap(true).check_all_same_dtype(false);
     if out.is_none() {
