@@ -337,9 +337,7 @@ class Array:
         self, dim: _int = -1, descending: _bool = False, *, stable: _bool = False
     ) -> SortResult:
         """``(values, indices)`` sorted along ``dim`` (NaN last ascending, ties in order)."""
-    def argsort(
-        self, dim: _int = -1, descending: _bool = False, *, stable: _bool = False
-    ) -> Array:
+    def argsort(self, dim: _int = -1, descending: _bool = False, *, stable: _bool = False) -> Array:
         """The int64 indices that sort ``self`` along ``dim``."""
     def nonzero(self, *, as_tuple: _bool = False) -> Array | tuple[Array, ...]:
         """Indices of the non-zero elements: ``(n, ndim)`` int64, or one array per dim."""
@@ -938,6 +936,7 @@ def empty_cache() -> None:
 
 # ---- sorting, searching, sets ----
 
+@final
 class SortResult:
     """``sort``'s ``(values, indices)`` pair, unpackable as a tuple."""
 
@@ -946,7 +945,7 @@ class SortResult:
     @property
     def indices(self) -> Array: ...
     def __len__(self) -> int: ...
-    def __getitem__(self, i: int) -> Array: ...
+    def __getitem__(self, key: int, /) -> Array: ...
     def __iter__(self) -> Iterator[Array]: ...
 
 def sort(

@@ -170,8 +170,8 @@ fn batched(a: &Array, b: &Array) -> Result<Array> {
             "Expected size for first two dimensions of batch2 tensor to be: [{count}, {m1}] but got: [{count}, {m2}]."
         )));
     }
-    // torch's bmm returns before its kernel when nothing is summed, so neither the kernel's
-    // dtype nor the second operand's is checked then (the result takes the first's dtype)
+    // torch returns before its kernel when nothing is summed, so neither the kernel's dtype
+    // nor the operands' agreement is checked then (the result takes the second's dtype)
     let mut shape: Vec<i64> = batch.iter().map(|&s| s as i64).collect();
     if da > 1 {
         shape.push(n as i64);
@@ -182,7 +182,7 @@ fn batched(a: &Array, b: &Array) -> Result<Array> {
     if count * n * p == 0 || m1 == 0 {
         let dims: Vec<usize> = shape.iter().map(|&s| s as usize).collect();
         let zero = crate::Scalar::Int(0);
-        return Array::full(&dims, zero, a.dtype(), MemoryFormat::Contiguous);
+        return Array::full(&dims, zero, b.dtype(), MemoryFormat::Contiguous);
     }
     supported(a.dtype(), "bmm")?;
     if a.dtype() != b.dtype() {

@@ -84,7 +84,7 @@ fn tensordot(
 
 /// `vecdot(x, y, *, dim=-1)` (torch's `linalg.vecdot`).
 #[pyfunction]
-#[pyo3(signature = (x, y, *, dim=-1))]
+#[pyo3(signature = (x, y, *, dim=-1), text_signature = "(x, y, *, dim=-1)")]
 fn vecdot(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,

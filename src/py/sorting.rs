@@ -68,7 +68,10 @@ fn sort_py(
 
 /// `sort(input, dim=-1, descending=False, *, stable=False)`.
 #[pyfunction]
-#[pyo3(signature = (input, dim=-1, descending=false, *, stable=false))]
+#[pyo3(
+    signature = (input, dim=-1, descending=false, *, stable=false),
+    text_signature = "(input, dim=-1, descending=False, *, stable=False)"
+)]
 fn sort(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -81,7 +84,10 @@ fn sort(
 
 /// `argsort(input, dim=-1, descending=False, *, stable=False)`.
 #[pyfunction]
-#[pyo3(signature = (input, dim=-1, descending=false, *, stable=false))]
+#[pyo3(
+    signature = (input, dim=-1, descending=false, *, stable=false),
+    text_signature = "(input, dim=-1, descending=False, *, stable=False)"
+)]
 fn argsort(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -195,7 +201,10 @@ fn unique(
 
 #[pymethods]
 impl PyArray {
-    #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
+    #[pyo3(
+        signature = (dim=-1, descending=false, *, stable=false),
+        text_signature = "($self, dim=-1, descending=False, *, stable=False)"
+    )]
     fn sort(
         slf: &Bound<'_, Self>,
         dim: i64,
@@ -204,7 +213,10 @@ impl PyArray {
     ) -> PyResult<PySortResult> {
         sort_py(slf.py(), slf.as_any(), dim, descending, stable)
     }
-    #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
+    #[pyo3(
+        signature = (dim=-1, descending=false, *, stable=false),
+        text_signature = "($self, dim=-1, descending=False, *, stable=False)"
+    )]
     fn argsort(
         slf: &Bound<'_, Self>,
         dim: i64,
