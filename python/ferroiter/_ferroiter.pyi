@@ -343,6 +343,27 @@ class Array:
     def cumprod(self, dim: _int, *, dtype: _DTypeArg | None = None) -> Array:
         """Running product along ``dim``."""
 
+    def matmul(self, other: _ArrayIn) -> Array:
+        """``self @ other`` (torch's matmul)."""
+
+    # ---- sorting, searching, sets ----
+    def sort(
+        self, dim: _int = -1, descending: _bool = False, *, stable: _bool = False
+    ) -> SortResult:
+        """``(values, indices)`` sorted along ``dim`` (NaN last ascending, ties in order)."""
+    def argsort(self, dim: _int = -1, descending: _bool = False, *, stable: _bool = False) -> Array:
+        """The int64 indices that sort ``self`` along ``dim``."""
+    def nonzero(self, *, as_tuple: _bool = False) -> Array | tuple[Array, ...]:
+        """Indices of the non-zero elements: ``(n, ndim)`` int64, or one array per dim."""
+    def unique(
+        self,
+        sorted: _bool = True,
+        return_inverse: _bool = False,
+        return_counts: _bool = False,
+        dim: _int | None = None,
+    ) -> Array | tuple[Array, ...]:
+        """The distinct values (or slices along ``dim``), ascending; NaN each its own."""
+
     # ---- copies ----
     def contiguous(self, memory_format: MemoryFormat = contiguous_format) -> Array:
         """``self`` when already contiguous in ``memory_format``, else a copy laid out so."""
@@ -389,6 +410,8 @@ class Array:
     def __mod__(self, other: _Operand, /) -> Array: ...
     def __rmod__(self, other: _Operand, /) -> Array: ...
     def __imod__(self, other: _Operand, /) -> Array: ...
+    def __matmul__(self, other: _ArrayIn, /) -> Array: ...
+    def __rmatmul__(self, other: _ArrayIn, /) -> Array: ...
     def __pow__(self, other: _Operand, modulo: None = None, /) -> Array:
         """``a ** b``; a three-argument ``pow`` raises TypeError."""
     def __rpow__(self, other: _Operand, modulo: None = None, /) -> Array: ...
@@ -1088,3 +1111,69 @@ def empty_cache() -> None:
 
     ``FERROITER_CACHE=0`` in the environment turns that cache off.
     """
+
+# ---- sorting, searching, sets ----
+
+@final
+class SortResult:
+    """``sort``'s ``(values, indices)`` pair, unpackable as a tuple."""
+
+    @property
+    def values(self) -> Array: ...
+    @property
+    def indices(self) -> Array: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: int, /) -> Array: ...
+    def __iter__(self) -> Iterator[Array]: ...
+
+def sort(
+    input: _ArrayIn, dim: int = -1, descending: bool = False, *, stable: bool = False
+) -> SortResult:
+    """``(values, indices)`` sorted along ``dim`` (NaN last ascending, first descending)."""
+
+def argsort(
+    input: _ArrayIn, dim: int = -1, descending: bool = False, *, stable: bool = False
+) -> Array:
+    """The int64 indices that sort ``input`` along ``dim`` (ties in input order)."""
+
+def searchsorted(
+    sorted_sequence: _ArrayIn,
+    values: _ArrayIn | _Scalar,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: _ArrayIn | None = None,
+) -> Array:
+    """Where each value goes in the innermost dim of ``sorted_sequence`` (int64 or int32)."""
+
+def nonzero(input: _ArrayIn, *, as_tuple: bool = False) -> Array | tuple[Array, ...]:
+    """Indices of the non-zero elements: ``(n, ndim)`` int64 (strides ``(1, n)``), or one
+    array per dim."""
+
+def unique(
+    input: _ArrayIn,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Array | tuple[Array, ...]:
+    """The distinct values (or slices along ``dim``) ascending, with the inverse and counts
+    when asked for; each NaN is distinct."""
+
+# ---- linear algebra ----
+
+def matmul(input: _ArrayIn, other: _ArrayIn, *, out: Array | None = None) -> Array:
+    """torch's matmul: dot, mv, mm, or batched with the batch dims broadcast (1-D operands
+    promoted to a row or a column and dropped from the result)."""
+
+def tensordot(
+    a: _ArrayIn,
+    b: _ArrayIn,
+    dims: int | tuple[Sequence[int], Sequence[int]] | list[Sequence[int]] = 2,
+) -> Array:
+    """Contracts ``dims`` (the last ``n`` of ``a`` with the first ``n`` of ``b``, or two
+    lists of dims) and returns ``a``'s free dims then ``b``'s."""
+
+def vecdot(x: _ArrayIn, y: _ArrayIn, *, dim: int = -1) -> Array:
+    """``sum(conj(x) * y, dim)`` after broadcasting (torch's ``linalg.vecdot``)."""

@@ -37,6 +37,9 @@ UFUNC_NAMES: dict[str, str] = {
     "greater_equal": "ge",
 }
 
+#: ufuncs ferroiter computes that are not rows of the op table.
+EXTRA_UFUNCS: frozenset[str] = frozenset({"matmul"})
+
 _op_names: set[str] | None = None
 
 
@@ -51,7 +54,7 @@ def _ferroiter_ops() -> set[str]:
 def ferroiter_ufunc(ufunc: np.ufunc) -> Callable[..., Any] | None:
     """The ferroiter function computing ``ufunc``, or None when ferroiter has none."""
     name = UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__)
-    if name in _ferroiter_ops() and name not in ("where", "clamp"):
+    if (name in _ferroiter_ops() or name in EXTRA_UFUNCS) and name not in ("where", "clamp"):
         fn: Callable[..., Any] = getattr(_fi, name)
         return fn
     return None

@@ -309,7 +309,7 @@ fn unsupported(op: &str, d: DType) -> Error {
 }
 
 /// torch's `out=` policy for a computed result: `out` resized (with its warning) and filled.
-fn into_out(result: Array, out: Option<&Array>) -> Result<Array> {
+pub(crate) fn into_out(result: Array, out: Option<&Array>) -> Result<Array> {
     match out {
         None => Ok(result),
         Some(o) => {
@@ -335,7 +335,7 @@ fn dtype_with_out(dtype: Option<DType>, out: Option<&Array>) -> Result<Option<DT
 }
 
 /// The C++ type names torch's dtype messages use.
-fn c_type_name(d: DType) -> &'static str {
+pub(crate) fn c_type_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
         DType::U8 => "unsigned char",

@@ -9,9 +9,11 @@ mod convert;
 mod dlpack;
 mod functions;
 mod iterator;
+mod linalg;
 mod numpy_bridge;
 mod ops;
 mod reductions;
+mod sorting;
 
 pub use array::PyArray;
 
@@ -113,6 +115,8 @@ fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops::register(m)?;
     array_surface::register(m)?;
     reductions::register(m)?;
+    sorting::register(m)?;
+    linalg::register(m)?;
     // PyO3 keeps an `__all__` as names are added. The package computes its own from the
     // public names (python/ferroiter/__init__.py), and without one here the stub needs none:
     // each function is written once in it, where it is defined.

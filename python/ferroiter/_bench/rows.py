@@ -420,6 +420,15 @@ def _blocked_rows(s: Sizes) -> list[Row]:
     return blocked_rows(s)
 
 
+def _linalg_rows(s: Sizes) -> list[Row]:
+    from .linalg import linalg_rows  # (imports this module: imported when run)
+
+    return linalg_rows(s)
+
+
+ROW_GROUPS.insert(5, ("linalg", _linalg_rows))
+
+
 def register_group(name: str, make_rows: Callable[[Sizes], list[Row]]) -> None:
     """Adds a group of rows at the end of the table (e.g. reductions, blocked formats)."""
     ROW_GROUPS.append((name, make_rows))

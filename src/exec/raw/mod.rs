@@ -22,8 +22,10 @@
 //! Inputs and outputs may alias (in-place ops): the loops use raw reads and writes, never
 //! references, so aliasing is allowed.
 
+pub(crate) mod gemm;
 pub(crate) mod job;
 mod lanes;
+pub(crate) mod lines;
 mod loops;
 mod pack;
 pub(crate) mod reduce;

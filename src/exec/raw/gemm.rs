@@ -1,0 +1,200 @@
+//! Batched matrix products through `matrixmultiply` (f32, f64, complex64, complex128): each
+//! operand is read in place with its own element strides (any sign, zero included for the
+//! inputs), the result is a new contiguous array. The work is cut into (batch, row block)
+//! units fixed by the shapes alone and run on the pool; each unit is one single-threaded
+//! GEMM over its rows, so every element's sum is formed the same way at any thread count.
+//! Raw memory: see the invariants in [`super`].
+
+use super::SendPtr;
+use crate::error::{Error, Result};
+use crate::exec::tasks::{run_tasks, task_count};
+use crate::kernels::element::{Element, C128, C64};
+use crate::Array;
+use matrixmultiply::CGemmOption;
+
+/// Rows per unit of work: large enough for the GEMM's packing to pay, small enough to share
+/// a 1024-row product among the threads.
+const ROWS_PER_UNIT: usize = 64;
+
+/// An element `matrixmultiply` multiplies.
+pub(crate) trait GemmElement: Element {
+    /// `c = a · b` for an `m × k` and a `k × n` matrix (element strides).
+    ///
+    /// # Safety
+    /// `a + i·rsa + l·csa` (`i < m`, `l < k`) and `b + l·rsb + j·csb` (`l < k`, `j < n`) must
+    /// address readable elements, and `c + i·rsc + j·csc` distinct writable elements that no
+    /// one else accesses meanwhile.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gemm(
+        m: usize,
+        k: usize,
+        n: usize,
+        a: *const Self,
+        rsa: isize,
+        csa: isize,
+        b: *const Self,
+        rsb: isize,
+        csb: isize,
+        c: *mut Self,
+        rsc: isize,
+        csc: isize,
+    );
+}
+
+macro_rules! real_gemm {
+    ($t:ty, $f:ident) => {
+        impl GemmElement for $t {
+            unsafe fn gemm(
+                m: usize,
+                k: usize,
+                n: usize,
+                a: *const Self,
+                rsa: isize,
+                csa: isize,
+                b: *const Self,
+                rsb: isize,
+                csb: isize,
+                c: *mut Self,
+                rsc: isize,
+                csc: isize,
+            ) {
+                // SAFETY: the caller's guarantee is matrixmultiply's contract (β = 0, so `c`
+                // is only written).
+                unsafe {
+                    matrixmultiply::$f(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, csc)
+                }
+            }
+        }
+    };
+}
+real_gemm!(f32, sgemm);
+real_gemm!(f64, dgemm);
+
+macro_rules! complex_gemm {
+    ($t:ty, $parts:ty, $f:ident) => {
+        impl GemmElement for $t {
+            unsafe fn gemm(
+                m: usize,
+                k: usize,
+                n: usize,
+                a: *const Self,
+                rsa: isize,
+                csa: isize,
+                b: *const Self,
+                rsb: isize,
+                csb: isize,
+                c: *mut Self,
+                rsc: isize,
+                csc: isize,
+            ) {
+                let (one, zero): ($parts, $parts) = ([1.0, 0.0], [0.0, 0.0]);
+                // SAFETY: `num_complex::Complex<F>` is `repr(C)` `{ re, im }`, the layout of
+                // matrixmultiply's `[F; 2]`; otherwise as for the real types.
+                unsafe {
+                    matrixmultiply::$f(
+                        CGemmOption::Standard,
+                        CGemmOption::Standard,
+                        m,
+                        k,
+                        n,
+                        one,
+                        a as *const $parts,
+                        rsa,
+                        csa,
+                        b as *const $parts,
+                        rsb,
+                        csb,
+                        zero,
+                        c as *mut $parts,
+                        rsc,
+                        csc,
+                    )
+                }
+            }
+        }
+    };
+}
+complex_gemm!(C64, [f32; 2], cgemm);
+complex_gemm!(C128, [f64; 2], zgemm);
+
+/// `a @ b` for `a` of shape `(batch..., m, k)` and `b` of `(batch..., k, n)` (the same batch
+/// shape: broadcast them first), both of dtype `T`: a new contiguous `(batch..., m, n)` array.
+pub(crate) fn batched_gemm<T: GemmElement>(a: &Array, b: &Array, grain: usize) -> Result<Array> {
+    let nd = a.ndim();
+    let fits = nd >= 2
+        && b.ndim() == nd
+        && a.shape()[..nd - 2] == b.shape()[..nd - 2]
+        && a.shape()[nd - 1] == b.shape()[nd - 2]
+        && a.dtype() == T::DTYPE
+        && b.dtype() == T::DTYPE;
+    if !fits {
+        return Err(Error::value("batched_gemm: operands that do not fit"));
+    }
+    let (m, k, n) = (a.shape()[nd - 2], a.shape()[nd - 1], b.shape()[nd - 1]);
+    let batch_shape = &a.shape()[..nd - 2];
+    let mut shape = batch_shape.to_vec();
+    shape.extend([m, n]);
+    let strides = crate::dims::contiguous_strides(&shape);
+    // A new zeroed array that only this function writes until it returns it.
+    let out = Array::empty_strided(&shape, &strides, T::DTYPE)?;
+    let batches: usize = batch_shape.iter().product();
+    if m == 0 || n == 0 || k == 0 || batches == 0 {
+        return Ok(out); // nothing to sum: zeros (torch's result too)
+    }
+    let (sa, sb) = (a.strides(), b.strides());
+    let row_blocks = m.div_ceil(ROWS_PER_UNIT);
+    let units = batches * row_blocks;
+    let item = T::DTYPE.itemsize() as isize;
+    let (pa, pb, pc) = (
+        SendPtr(a.data_ptr() as *mut u8),
+        SendPtr(b.data_ptr() as *mut u8),
+        SendPtr(out.data_ptr() as *mut u8),
+    );
+    // Element offsets of batch `t` (row-major over the batch dims) in a, b and the result.
+    let batch_offsets = |mut t: usize| {
+        let (mut oa, mut ob, mut oc) = (0isize, 0isize, 0isize);
+        for d in (0..nd - 2).rev() {
+            let i = (t % batch_shape[d]) as isize;
+            t /= batch_shape[d];
+            oa += i * sa[d];
+            ob += i * sb[d];
+            oc += i * strides[d];
+        }
+        (oa, ob, oc)
+    };
+    let tasks = task_count(units, batches * m * n * k, grain);
+    run_tasks(units, tasks, |begin, end| {
+        for u in begin..end {
+            let (t, block) = (u / row_blocks, u % row_blocks);
+            let r0 = block * ROWS_PER_UNIT;
+            let rows = ROWS_PER_UNIT.min(m - r0);
+            let (oa, ob, oc) = batch_offsets(t);
+            let oa = oa + r0 as isize * sa[nd - 2];
+            let oc = oc + r0 as isize * strides[nd - 2];
+            let a0 = pa.get().wrapping_offset(oa * item) as *const T;
+            let b0 = pb.get().wrapping_offset(ob * item) as *const T;
+            let c0 = pc.get().wrapping_offset(oc * item) as *mut T;
+            // SAFETY: a, b and out are arrays of dtype `T` (checked above) whose layouts were
+            // checked against their storages, so rows `r0..r0 + rows` of batch `t` of each,
+            // walked with their own strides, are their elements; `out` is new, contiguous
+            // (no two (i, j) alias) and only unit `u` writes these rows of this batch.
+            unsafe {
+                T::gemm(
+                    rows,
+                    k,
+                    n,
+                    a0,
+                    sa[nd - 2],
+                    sa[nd - 1],
+                    b0,
+                    sb[nd - 2],
+                    sb[nd - 1],
+                    c0,
+                    strides[nd - 2],
+                    strides[nd - 1],
+                )
+            };
+        }
+    })?;
+    Ok(out)
+}

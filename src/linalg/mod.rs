@@ -1,0 +1,10 @@
+//! Linear algebra with torch's rules: [`matmul`](matmul::matmul) (1-D promotion, batch
+//! broadcasting, the fold of a batch into rows, and each path's error texts),
+//! [`tensordot`](tensordot::tensordot) and [`vecdot`](vecdot::vecdot). Float and complex
+//! products run on `matrixmultiply`'s GEMM (`exec::raw::gemm`) over the operands in place;
+//! float16/bfloat16 compute in float32 and round once; integers use a plain wrapping loop.
+#![forbid(unsafe_code)]
+
+pub mod matmul;
+pub mod tensordot;
+pub mod vecdot;
