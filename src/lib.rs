@@ -13,6 +13,7 @@ pub mod error;
 pub mod exec;
 pub mod kernels;
 pub mod layout;
+pub mod manip;
 pub mod memory_format;
 pub mod plan;
 pub mod scalar;

@@ -9,6 +9,7 @@ mod convert;
 mod dlpack;
 mod functions;
 mod iterator;
+mod manipulation;
 mod numpy_bridge;
 mod ops;
 mod reductions;
@@ -97,6 +98,7 @@ fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ops::register(m)?;
     array_surface::register(m)?;
     reductions::register(m)?;
+    manipulation::register(m)?;
     // PyO3 keeps an `__all__` as names are added. The package computes its own from the
     // public names (python/ferroiter/__init__.py), and without one here the stub needs none:
     // each function is written once in it, where it is defined.
