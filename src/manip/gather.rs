@@ -67,14 +67,14 @@ pub fn index_select(a: &Array, dim: i64, index: &Array) -> Result<Array> {
     }
     let positions = index_values(index)?;
     let size = a.shape()[dim];
-    if size == 0 && !positions.is_empty() {
+    if size == 0 && !positions.is_empty() && a.ndim() > 1 {
         return Err(Error::value(
             "index_select(): self indexing axis dim should be positive",
         ));
     }
     if let Some(&bad) = positions.iter().find(|&&p| p < 0 || p as usize >= size) {
-        // torch's 1-D path words it as an embedding lookup
-        return Err(if a.ndim() == 1 {
+        // torch's path along dim 0 words it as an embedding lookup
+        return Err(if dim == 0 {
             Error::index("index out of range in self")
         } else {
             Error::value(format!(
@@ -182,7 +182,12 @@ pub fn take_along_dim(a: &Array, indices: &Array, dim: Option<i64>) -> Result<Ar
             indices.dtype().torch_name()
         )));
     }
-    let dim = crate::shape::wrap_dim_no_scalar(dim, a.ndim())?;
+    let dim = crate::shape::wrap_dim(dim, a.ndim())?;
+    if a.ndim() == 0 {
+        return Err(Error::index(format!(
+            "Dimension specified as {dim} but tensor has no dimensions"
+        )));
+    }
     let mut a_sizes = a.shape().to_vec();
     a_sizes[dim] = indices.shape()[dim];
     let index_shape = infer_size(&a_sizes, indices.shape())?;

@@ -21,11 +21,6 @@ pub enum Repeats {
 
 /// `repeat_interleave(a, repeats, dim)`.
 pub fn repeat_interleave(a: &Array, repeats: &Repeats, dim: Option<i64>) -> Result<Array> {
-    if let Repeats::Count(n) = repeats {
-        if *n < 0 {
-            return Err(Error::value("Repeats must be non-negative"));
-        }
-    }
     // torch's message names the dim as written
     let dim_written = dim.unwrap_or(0);
     let (input, dim) = match dim {
@@ -35,6 +30,11 @@ pub fn repeat_interleave(a: &Array, repeats: &Repeats, dim: Option<i64>) -> Resu
         }
         Some(d) => {
             let wrapped = wrap_dim(d, a.ndim())?;
+            if let Repeats::Count(n) = repeats {
+                if *n < 0 {
+                    return Err(Error::value("Repeats must be non-negative"));
+                }
+            }
             if a.ndim() == 0 {
                 // torch's count path unsqueezes after `dim`, which a 0-d input lacks
                 return Err(Error::index(format!(
