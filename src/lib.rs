@@ -15,6 +15,7 @@ pub mod exec;
 pub mod kernels;
 pub mod layout;
 pub mod linalg;
+pub mod manip;
 pub mod memory_format;
 pub mod plan;
 pub mod scalar;

@@ -389,6 +389,55 @@ class Array:
     def reshape(self, *shape: SupportsIndex) -> Array:
         """A view when the strides allow (one ``-1`` inferred), else a contiguous copy."""
 
+    # ---- structural methods (src/py/manipulation.rs) ----
+
+    @overload
+    def flip(self, dims: Sequence[SupportsIndex], /) -> Array:
+        """A copy with the given dims reversed (preserve_format strides)."""
+    @overload
+    def flip(self, *dims: SupportsIndex) -> Array:
+        """A copy with the given dims reversed (preserve_format strides)."""
+    def roll(
+        self, shifts: _int | Sequence[_int], dims: _int | Sequence[_int] | None = None
+    ) -> Array:
+        """A contiguous copy rotated by ``shifts`` along ``dims`` (none: as if flattened)."""
+    @overload
+    def repeat(self, sizes: Sequence[SupportsIndex], /) -> Array:
+        """A contiguous copy tiled ``sizes[d]`` times along each dim (leading ones add dims)."""
+    @overload
+    def repeat(self, *sizes: SupportsIndex) -> Array:
+        """A contiguous copy tiled ``sizes[d]`` times along each dim (leading ones add dims)."""
+    @overload
+    def tile(self, dims: Sequence[SupportsIndex], /) -> Array:
+        """``repeat`` with ``dims`` padded by leading ones to this array's rank."""
+    @overload
+    def tile(self, *dims: SupportsIndex) -> Array:
+        """``repeat`` with ``dims`` padded by leading ones to this array's rank."""
+    def repeat_interleave(self, repeats: _int | Array, dim: _int | None = None) -> Array:
+        """Each slice along ``dim`` repeated (no dim: flattened first)."""
+    def unbind(self, dim: _int = 0) -> list[Array]:
+        """The views along ``dim``, one per index."""
+    def movedim(self, source: _int | Sequence[_int], destination: _int | Sequence[_int]) -> Array:
+        """A view with the ``source`` dims moved to ``destination``."""
+    def index_select(self, dim: _int, index: _ArrayIn) -> Array:
+        """The slices at ``index`` (int32/int64, 0-d or 1-D) along ``dim``, contiguous."""
+    def take(self, index: _ArrayIn) -> Array:
+        """Elements at the (int64) flat positions ``index``, shaped like ``index``."""
+    def take_along_dim(self, indices: _ArrayIn, dim: _int | None = None) -> Array:
+        """``indices`` picks one element per position along ``dim`` (broadcasting the rest)."""
+    def diff(
+        self,
+        n: _int = 1,
+        dim: _int = -1,
+        prepend: _ArrayIn | None = None,
+        append: _ArrayIn | None = None,
+    ) -> Array:
+        """The ``n``-th forward difference along ``dim``."""
+    def tril(self, diagonal: _int = 0) -> Array:
+        """A contiguous copy with the elements above the diagonal zeroed."""
+    def triu(self, diagonal: _int = 0) -> Array:
+        """A contiguous copy with the elements below the diagonal zeroed."""
+
     # ---- operators: Python numbers take part as torch's wrapped numbers ----
 
     def __add__(self, other: _Operand, /) -> Array: ...
@@ -1086,6 +1135,76 @@ def cumprod(
     input: Array, dim: int, *, dtype: _DTypeArg | None = None, out: Array | None = None
 ) -> Array:
     """Running product along ``dim``."""
+
+# ---- structural functions (src/py/manipulation.rs): torch's names, signatures and layouts ----
+
+def cat(tensors: Sequence[_ArrayIn], dim: int = 0) -> Array:
+    """Arrays joined along ``dim``: dtypes promote, 1-D empty inputs are skipped (torch's legacy
+    rule), the memory format is the one the inputs agree on (else contiguous)."""
+
+def stack(tensors: Sequence[_ArrayIn], dim: int = 0) -> Array:
+    """Equal-shaped arrays joined along a new ``dim``."""
+
+def flip(input: _ArrayIn, dims: int | Sequence[int]) -> Array:
+    """A copy with ``dims`` reversed (preserve_format strides)."""
+
+def roll(
+    input: _ArrayIn, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
+) -> Array:
+    """A contiguous copy rotated by ``shifts`` along ``dims`` (none: as if flattened)."""
+
+def tile(input: _ArrayIn, dims: int | Sequence[int]) -> Array:
+    """A contiguous copy repeated ``dims[d]`` times along each dim."""
+
+def repeat_interleave(input: _ArrayIn, repeats: int | Array, dim: int | None = None) -> Array:
+    """Each slice along ``dim`` repeated ``repeats`` times (one count, or an int array of them)."""
+
+def unbind(input: _ArrayIn, dim: int = 0) -> list[Array]:
+    """The views along ``dim``, one per index."""
+
+def movedim(
+    input: _ArrayIn, source: int | Sequence[int], destination: int | Sequence[int]
+) -> Array:
+    """A view with the ``source`` dims moved to ``destination``, the rest in order."""
+
+def index_select(input: _ArrayIn, dim: int, index: _ArrayIn) -> Array:
+    """The slices at ``index`` (int32/int64, 0-d or 1-D) along ``dim``, contiguous."""
+
+def take(input: _ArrayIn, index: _ArrayIn) -> Array:
+    """Elements of ``input`` read as flat at the int64 positions ``index`` (negative from the
+    end), shaped like ``index``."""
+
+def take_along_dim(input: _ArrayIn, indices: _ArrayIn, dim: int | None = None) -> Array:
+    """``indices`` (int64) picks one element per position along ``dim``; the other dims
+    broadcast. No dim: both flattened."""
+
+def diff(
+    input: _ArrayIn,
+    n: int = 1,
+    dim: int = -1,
+    prepend: _ArrayIn | None = None,
+    append: _ArrayIn | None = None,
+) -> Array:
+    """The ``n``-th forward difference along ``dim`` (``logical_xor`` for bool)."""
+
+def eye(n: int, m: int | None = None, *, dtype: _DTypeArg | None = None) -> Array:
+    """An ``n×m`` array with ones on the diagonal (float32 by default)."""
+
+def linspace(
+    start: _Scalar | Array, end: _Scalar | Array, steps: int, *, dtype: _DTypeArg | None = None
+) -> Array:
+    """``steps`` evenly spaced values with torch's exact bits (float32, or complex64 for complex
+    ends, by default)."""
+
+@overload
+def meshgrid(tensors: Sequence[_ArrayIn], /, *, indexing: str = "ij") -> list[Array]: ...
+@overload
+def meshgrid(*tensors: _ArrayIn, indexing: str = "ij") -> list[Array]: ...
+def tril(input: _ArrayIn, diagonal: int = 0) -> Array:
+    """A contiguous copy with the elements above the ``diagonal``-th diagonal zeroed."""
+
+def triu(input: _ArrayIn, diagonal: int = 0) -> Array:
+    """A contiguous copy with the elements below the ``diagonal``-th diagonal zeroed."""
 
 def _op_table() -> list[dict[str, Any]]:
     """The op table's rows (name, arity, preset, kernel, alpha, operators), for the tests."""

@@ -10,6 +10,7 @@ mod dlpack;
 mod functions;
 mod iterator;
 mod linalg;
+mod manipulation;
 mod numpy_bridge;
 mod ops;
 mod reductions;
@@ -117,6 +118,7 @@ fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     reductions::register(m)?;
     sorting::register(m)?;
     linalg::register(m)?;
+    manipulation::register(m)?;
     // PyO3 keeps an `__all__` as names are added. The package computes its own from the
     // public names (python/ferroiter/__init__.py), and without one here the stub needs none:
     // each function is written once in it, where it is defined.
