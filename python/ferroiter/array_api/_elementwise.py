@@ -1,0 +1,399 @@
+"""The standard's elementwise functions, on ferroiter's ops with the standard's promotion.
+
+Binary functions take two arrays, or an array and a Python scalar (2024.12), promote them with
+the standard's lattice (``_dtypes.promote``), cast the operands with ``.to()`` and call the
+ferroiter op. Where torch's kernel gives another special-case value than the standard, the
+function below fixes that value.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Union
+
+import numpy as np
+
+import ferroiter as _fi
+
+from ._dtypes import (
+    COMPLEX_FLOATING,
+    INTEGRAL,
+    DType,
+    complex64,
+    float32,
+    float64,
+    promote,
+    scalar_result_dtype,
+)
+from ._dtypes import bool as bool_dtype
+from ._helpers import cast, from_np, is_array, np_view, unwrap, wrap
+
+if TYPE_CHECKING:
+    from ._array_object import Array
+
+_Scalar = Union[bool, int, float, complex]
+_Operand = Union["Array", _fi.Array, _Scalar]
+_NpFn = Callable[..., Any]
+
+
+def operands(x1: object, x2: object) -> tuple[_fi.Array, _fi.Array, DType]:
+    """Both operands as ferroiter arrays of their common dtype (the standard's promotion)."""
+    if is_array(x1) and is_array(x2):
+        a, b = unwrap(x1), unwrap(x2)
+        dt = promote(a.dtype, b.dtype)
+        return cast(a, dt), cast(b, dt), dt
+    if is_array(x1):
+        a = unwrap(x1)
+        dt = scalar_result_dtype(a.dtype, x2)
+        return cast(a, dt), _fi.full((), x2, dtype=dt), dt  # type: ignore[arg-type]
+    if is_array(x2):
+        b = unwrap(x2)
+        dt = scalar_result_dtype(b.dtype, x1)
+        return _fi.full((), x1, dtype=dt), cast(b, dt), dt  # type: ignore[arg-type]
+    raise TypeError("at least one argument must be an array")
+
+
+def _fi_fn(name: str) -> Callable[..., _fi.Array] | None:
+    fn: Callable[..., _fi.Array] | None = getattr(_fi, name, None)
+    return fn
+
+
+def _unary(name: str, np_fn: _NpFn | None, x: object) -> Array:
+    """ferroiter's ``name`` on ``x``; numpy's ``np_fn`` on a view while ferroiter lacks it."""
+    a = unwrap(x)
+    fn = _fi_fn(name)
+    if fn is not None:
+        try:
+            return wrap(fn(a))
+        except (TypeError, RuntimeError, ValueError):
+            if np_fn is None or a.dtype not in COMPLEX_FLOATING:
+                raise
+    if np_fn is None:
+        raise NotImplementedError(name)
+    with np.errstate(all="ignore"):
+        return wrap(from_np(np_fn(np_view(a))))  # TEMP until elemops
+
+
+def _binary(name: str, np_fn: _NpFn | None, x1: object, x2: object) -> Array:
+    """ferroiter's ``name`` on the promoted operands (numpy's ``np_fn`` while ferroiter lacks it)."""
+    a, b, dt = operands(x1, x2)
+    fn = _fi_fn(name)
+    if fn is not None:
+        try:
+            return wrap(fn(a, b))
+        except (TypeError, RuntimeError, ValueError):
+            if np_fn is None or dt not in COMPLEX_FLOATING:
+                raise
+    if np_fn is None:
+        raise NotImplementedError(name)
+    with np.errstate(all="ignore"):
+        return wrap(from_np(np_fn(np_view(a), np_view(b))))  # TEMP until elemops
+
+
+# -- arithmetic ---------------------------------------------------------------------------------
+def add(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("add", np.add, x1, x2)
+
+
+def subtract(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("sub", np.subtract, x1, x2)
+
+
+def multiply(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("mul", np.multiply, x1, x2)
+
+
+def divide(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("div", np.divide, x1, x2)
+
+
+def floor_divide(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("floor_divide", np.floor_divide, x1, x2)
+
+
+def remainder(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("remainder", np.remainder, x1, x2)
+
+
+def pow(x1: _Operand, x2: _Operand, /) -> Array:  # noqa: A001
+    return _binary("pow", np.power, x1, x2)
+
+
+def maximum(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("maximum", np.maximum, x1, x2)
+
+
+def minimum(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("minimum", np.minimum, x1, x2)
+
+
+def atan2(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("atan2", np.arctan2, x1, x2)  # TEMP until elemops
+
+
+def hypot(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("hypot", np.hypot, x1, x2)  # TEMP until elemops
+
+
+def copysign(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("copysign", np.copysign, x1, x2)  # TEMP until elemops
+
+
+def nextafter(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("nextafter", np.nextafter, x1, x2)  # TEMP until elemops
+
+
+def logaddexp(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("logaddexp", np.logaddexp, x1, x2)  # TEMP until elemops
+
+
+# -- comparison and logic -------------------------------------------------------------------------
+def equal(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("eq", np.equal, x1, x2)
+
+
+def not_equal(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("ne", np.not_equal, x1, x2)
+
+
+def less(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("lt", np.less, x1, x2)
+
+
+def less_equal(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("le", np.less_equal, x1, x2)
+
+
+def greater(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("gt", np.greater, x1, x2)
+
+
+def greater_equal(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("ge", np.greater_equal, x1, x2)
+
+
+def logical_and(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("logical_and", None, x1, x2)
+
+
+def logical_or(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("logical_or", None, x1, x2)
+
+
+def logical_xor(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("logical_xor", None, x1, x2)
+
+
+def logical_not(x: Array, /) -> Array:
+    return _unary("logical_not", None, x)
+
+
+def bitwise_and(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("bitwise_and", None, x1, x2)
+
+
+def bitwise_or(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("bitwise_or", None, x1, x2)
+
+
+def bitwise_xor(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("bitwise_xor", None, x1, x2)
+
+
+def bitwise_invert(x: Array, /) -> Array:
+    return _unary("bitwise_not", None, x)
+
+
+def bitwise_left_shift(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("bitwise_left_shift", np.left_shift, x1, x2)  # TEMP until elemops
+
+
+def bitwise_right_shift(x1: _Operand, x2: _Operand, /) -> Array:
+    return _binary("bitwise_right_shift", np.right_shift, x1, x2)  # TEMP until elemops
+
+
+# -- unary ----------------------------------------------------------------------------------------
+def abs(x: Array, /) -> Array:  # noqa: A001
+    return _unary("abs", np.abs, x)
+
+
+def negative(x: Array, /) -> Array:
+    return _unary("neg", np.negative, x)
+
+
+def positive(x: Array, /) -> Array:
+    return wrap(unwrap(x).clone())
+
+
+def exp(x: Array, /) -> Array:
+    return _unary("exp", np.exp, x)
+
+
+def expm1(x: Array, /) -> Array:
+    return _unary("expm1", np.expm1, x)
+
+
+def log(x: Array, /) -> Array:
+    return _unary("log", np.log, x)
+
+
+def log1p(x: Array, /) -> Array:
+    return _unary("log1p", np.log1p, x)
+
+
+def log2(x: Array, /) -> Array:
+    return _unary("log2", np.log2, x)  # TEMP until elemops
+
+
+def log10(x: Array, /) -> Array:
+    return _unary("log10", np.log10, x)  # TEMP until elemops
+
+
+def sqrt(x: Array, /) -> Array:
+    return _unary("sqrt", np.sqrt, x)
+
+
+def square(x: Array, /) -> Array:
+    return _unary("square", np.square, x)  # TEMP until elemops
+
+
+def sin(x: Array, /) -> Array:
+    return _unary("sin", np.sin, x)
+
+
+def cos(x: Array, /) -> Array:
+    return _unary("cos", np.cos, x)
+
+
+def tan(x: Array, /) -> Array:
+    return _unary("tan", np.tan, x)  # TEMP until elemops
+
+
+def asin(x: Array, /) -> Array:
+    return _unary("asin", np.arcsin, x)  # TEMP until elemops
+
+
+def acos(x: Array, /) -> Array:
+    return _unary("acos", np.arccos, x)  # TEMP until elemops
+
+
+def atan(x: Array, /) -> Array:
+    return _unary("atan", np.arctan, x)  # TEMP until elemops
+
+
+def sinh(x: Array, /) -> Array:
+    return _unary("sinh", np.sinh, x)  # TEMP until elemops
+
+
+def cosh(x: Array, /) -> Array:
+    return _unary("cosh", np.cosh, x)  # TEMP until elemops
+
+
+def tanh(x: Array, /) -> Array:
+    return _unary("tanh", np.tanh, x)
+
+
+def asinh(x: Array, /) -> Array:
+    return _unary("asinh", np.arcsinh, x)  # TEMP until elemops
+
+
+def acosh(x: Array, /) -> Array:
+    return _unary("acosh", np.arccosh, x)  # TEMP until elemops
+
+
+def atanh(x: Array, /) -> Array:
+    return _unary("atanh", np.arctanh, x)  # TEMP until elemops
+
+
+def floor(x: Array, /) -> Array:
+    a = unwrap(x)
+    return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("floor", np.floor, a)
+
+
+def ceil(x: Array, /) -> Array:
+    a = unwrap(x)
+    return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("ceil", np.ceil, a)
+
+
+def trunc(x: Array, /) -> Array:
+    a = unwrap(x)
+    return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("trunc", np.trunc, a)
+
+
+def round(x: Array, /) -> Array:  # noqa: A001
+    a = unwrap(x)
+    return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("round", np.round, a)
+
+
+def sign(x: Array, /) -> Array:
+    a = unwrap(x)
+    if a.dtype in COMPLEX_FLOATING:
+        # the standard's complex sign: x / |x|, and 0 at 0
+        return _unary("sgn", lambda v: np.where(v == 0, 0, v / np.abs(v)), a)  # TEMP until elemops
+    return _unary("sign", np.sign, a)
+
+
+def signbit(x: Array, /) -> Array:
+    return _unary("signbit", np.signbit, x)  # TEMP until elemops
+
+
+def reciprocal(x: Array, /) -> Array:
+    return _unary("reciprocal", np.reciprocal, x)
+
+
+def isnan(x: Array, /) -> Array:
+    return _unary("isnan", np.isnan, x)  # TEMP until elemops
+
+
+def isinf(x: Array, /) -> Array:
+    return _unary("isinf", np.isinf, x)  # TEMP until elemops
+
+
+def isfinite(x: Array, /) -> Array:
+    return _unary("isfinite", np.isfinite, x)  # TEMP until elemops
+
+
+def real(x: Array, /) -> Array:
+    return _unary("real", np.real, x)  # TEMP until elemops
+
+
+def imag(x: Array, /) -> Array:
+    return _unary("imag", np.imag, x)  # TEMP until elemops
+
+
+def conj(x: Array, /) -> Array:
+    return _unary("conj", np.conj, x)  # TEMP until elemops
+
+
+def clip(
+    x: Array,
+    /,
+    min: _Operand | None = None,  # noqa: A002
+    max: _Operand | None = None,  # noqa: A002
+) -> Array:
+    """``x`` limited to ``[min, max]``; the result keeps ``x``'s dtype."""
+    a = unwrap(x)
+    lo: Any = unwrap(min) if is_array(min) else min
+    hi: Any = unwrap(max) if is_array(max) else max
+    if lo is None and hi is None:
+        return wrap(a.clone())
+    if isinstance(lo, _fi.Array):
+        lo = cast(lo, a.dtype)
+    if isinstance(hi, _fi.Array):
+        hi = cast(hi, a.dtype)
+    out = a
+    if lo is not None:
+        out = unwrap(maximum(out, lo if isinstance(lo, _fi.Array) else _scalar_in(a.dtype, lo)))
+    if hi is not None:
+        out = unwrap(minimum(out, hi if isinstance(hi, _fi.Array) else _scalar_in(a.dtype, hi)))
+    if out is a:
+        out = a.clone()
+    return wrap(cast(out, a.dtype))
+
+
+def _scalar_in(dtype: DType, value: _Scalar) -> _fi.Array:
+    return _fi.full((), value, dtype=dtype)
+
+
+_ = (bool_dtype, builtins, complex64, float32, float64)
