@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from typing import Any, Union
+from typing import Any, TypeAlias
 
 import numpy as np
 
 import ferroiter as _fi
 
 from . import _elementwise as _ew
-from ._dtypes import DType, INTEGRAL, bool as bool_dtype
+from ._dtypes import INTEGRAL, DType
+from ._dtypes import bool as bool_dtype
 from ._helpers import unwrap
 
 CPU_DEVICE = "cpu"
 
-_Scalar = Union[bool, int, float, complex]
-_Other = Union["Array", _fi.Array, _Scalar]
-_KeyItem = Union[int, slice, types.EllipsisType, None, "Array", _fi.Array]
+_Scalar: TypeAlias = bool | int | float | complex
+_Other: TypeAlias = "Array | _fi.Array | _Scalar"
 
 
 def _unwrap_key(key: object) -> Any:

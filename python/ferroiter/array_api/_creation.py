@@ -6,7 +6,7 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -25,8 +25,8 @@ from ._helpers import cast, from_np, is_array, np_view, unwrap, wrap
 if TYPE_CHECKING:
     from ._array_object import Array
 
-_Scalar = Union[bool, int, float, complex]
-_Shape = Union[int, Sequence[int]]
+_Scalar: TypeAlias = bool | int | float | complex
+_Shape: TypeAlias = int | Sequence[int]
 
 
 def check_device(device: object) -> None:
@@ -229,7 +229,9 @@ def linspace(
     check_device(device)
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     dt = _dtype_or(dtype, DEFAULT_COMPLEX if is_complex else DEFAULT_FLOAT)
-    nd = np.linspace(start, stop, num, endpoint=endpoint, dtype=np.complex128 if is_complex else np.float64)  # TEMP until structops
+    nd = np.linspace(
+        start, stop, num, endpoint=endpoint, dtype=np.complex128 if is_complex else np.float64
+    )  # TEMP until structops
     return wrap(from_np(nd.astype(dt)))
 
 
@@ -251,9 +253,7 @@ def triu(x: Array, /, *, k: int = 0) -> Array:
     return wrap(from_np(np.triu(np_view(unwrap(x)), k=k)))  # TEMP until structops
 
 
-def from_dlpack(
-    x: object, /, *, device: object = None, copy: builtins.bool | None = None
-) -> Array:
+def from_dlpack(x: object, /, *, device: object = None, copy: builtins.bool | None = None) -> Array:
     check_device(device)
     a = _fi.from_dlpack(x)
     return wrap(a.clone() if copy else a)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from ._helpers import is_array, unwrap, wrap
 if TYPE_CHECKING:
     from ._array_object import Array
 
-_Scalar = Union[bool, int, float, complex]
+_Scalar: TypeAlias = bool | int | float | complex
 
 
 def astype(
@@ -82,7 +82,7 @@ class iinfo_object:
     dtype: DType
 
 
-def finfo(type: object, /) -> finfo_object:  # noqa: A002
+def finfo(type: object, /) -> finfo_object:
     dt = _dtype_of(type)
     if dt not in _dtypes.FLOATING:
         raise ValueError(f"finfo needs a floating dtype, not {dt}")
@@ -93,11 +93,11 @@ def finfo(type: object, /) -> finfo_object:  # noqa: A002
         max=float(info.max),
         min=float(info.min),
         smallest_normal=float(info.smallest_normal),
-        dtype=np.dtype(info.dtype) if dt in _dtypes.REAL_FLOATING else dt,
+        dtype=np.dtype(info.dtype),
     )
 
 
-def iinfo(type: object, /) -> iinfo_object:  # noqa: A002
+def iinfo(type: object, /) -> iinfo_object:
     dt = _dtype_of(type)
     if dt not in _dtypes.INTEGRAL:
         raise ValueError(f"iinfo needs an integer dtype, not {dt}")

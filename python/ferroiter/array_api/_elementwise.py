@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -32,8 +32,8 @@ from ._helpers import cast, from_np, is_array, np_view, unwrap, wrap
 if TYPE_CHECKING:
     from ._array_object import Array
 
-_Scalar = Union[bool, int, float, complex]
-_Operand = Union["Array", _fi.Array, _Scalar]
+_Scalar: TypeAlias = bool | int | float | complex
+_Operand: TypeAlias = "Array | _fi.Array | _Scalar"
 _NpFn = Callable[..., Any]
 
 
@@ -76,7 +76,7 @@ def _unary(name: str, np_fn: _NpFn | None, x: object) -> Array:
 
 
 def _binary(name: str, np_fn: _NpFn | None, x1: object, x2: object) -> Array:
-    """ferroiter's ``name`` on the promoted operands (numpy's ``np_fn`` while ferroiter lacks it)."""
+    """ferroiter's ``name`` on the promoted operands (numpy's ``np_fn`` until ferroiter has it)."""
     a, b, dt = operands(x1, x2)
     fn = _fi_fn(name)
     if fn is not None:
@@ -116,7 +116,7 @@ def remainder(x1: _Operand, x2: _Operand, /) -> Array:
     return _binary("remainder", np.remainder, x1, x2)
 
 
-def pow(x1: _Operand, x2: _Operand, /) -> Array:  # noqa: A001
+def pow(x1: _Operand, x2: _Operand, /) -> Array:
     return _binary("pow", np.power, x1, x2)
 
 
@@ -214,7 +214,7 @@ def bitwise_right_shift(x1: _Operand, x2: _Operand, /) -> Array:
 
 
 # -- unary ----------------------------------------------------------------------------------------
-def abs(x: Array, /) -> Array:  # noqa: A001
+def abs(x: Array, /) -> Array:
     return _unary("abs", np.abs, x)
 
 
@@ -321,7 +321,7 @@ def trunc(x: Array, /) -> Array:
     return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("trunc", np.trunc, a)
 
 
-def round(x: Array, /) -> Array:  # noqa: A001
+def round(x: Array, /) -> Array:
     a = unwrap(x)
     return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("round", np.round, a)
 
@@ -369,8 +369,8 @@ def conj(x: Array, /) -> Array:
 def clip(
     x: Array,
     /,
-    min: _Operand | None = None,  # noqa: A002
-    max: _Operand | None = None,  # noqa: A002
+    min: _Operand | None = None,
+    max: _Operand | None = None,
 ) -> Array:
     """``x`` limited to ``[min, max]``; the result keeps ``x``'s dtype."""
     a = unwrap(x)

@@ -35,9 +35,7 @@ class Info:
         self, *, device: object = None, kind: str | tuple[str, ...] | None = None
     ) -> dict[str, DType]:
         _check(device)
-        return {
-            str(dt): dt for dt in _dtypes.ALL if kind is None or _dtypes.isdtype(dt, kind)
-        }
+        return {str(dt): dt for dt in _dtypes.ALL if kind is None or _dtypes.isdtype(dt, kind)}
 
 
 def _check(device: object) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from ._statistical import normalize_axes
 if TYPE_CHECKING:
     from ._array_object import Array
 
-_Axis = Union[int, Sequence[int], None]
+_Axis: TypeAlias = int | Sequence[int] | None
 
 
 def _common(arrays: Sequence[object]) -> list[_fi.Array]:
@@ -52,7 +52,7 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     return wrap(from_np(np.stack([np_view(a) for a in arrs], axis=axis)))  # TEMP until structops
 
 
-def expand_dims(x: Array, /, *, axis: int = 0) -> Array:
+def expand_dims(x: Array, /, axis: int = 0) -> Array:
     a = unwrap(x)
     if not -a.ndim - 1 <= axis <= a.ndim:
         raise IndexError(f"axis {axis} is out of bounds for {a.ndim + 1} dimensions")
@@ -74,7 +74,7 @@ def moveaxis(
     if len(src) != len(dst):
         raise ValueError("source and destination need the same number of axes")
     order = [i for i in range(a.ndim) if i not in src]
-    for d, s in sorted(zip(dst, src)):
+    for d, s in sorted(zip(dst, src, strict=True)):
         order.insert(d, s)
     return wrap(a.permute(order))
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Union
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 import numpy as np
 
 import ferroiter as _fi
 
-from ._dtypes import COMPLEX_FLOATING, DEFAULT_INDEX, bool as bool_dtype
+from ._dtypes import COMPLEX_FLOATING, DEFAULT_INDEX
+from ._dtypes import bool as bool_dtype
 from ._elementwise import operands
 from ._helpers import cast, from_np, np_view, unwrap, wrap
 from ._statistical import normalize_axes
@@ -16,7 +17,7 @@ from ._statistical import normalize_axes
 if TYPE_CHECKING:
     from ._array_object import Array
 
-_Scalar = Union[bool, int, float, complex]
+_Scalar: TypeAlias = bool | int | float | complex
 
 
 def _arg(fn_name: str, x: object, axis: int | None, keepdims: bool) -> Array:

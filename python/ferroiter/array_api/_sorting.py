@@ -22,16 +22,16 @@ def _argsort_np(v: np.ndarray, axis: int, descending: bool) -> np.ndarray:  # ty
     return n - 1 - rev  # type: ignore[no-any-return]
 
 
-def argsort(
-    x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True
-) -> Array:
+def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     a = unwrap(x)
     if a.dtype in COMPLEX_FLOATING:
         raise TypeError("argsort needs a real array")
     v = np_view(a)
     if v.ndim == 0:
         return wrap(from_np(np.zeros((), dtype=np.int64)))
-    return wrap(from_np(_argsort_np(v, axis, descending), np.dtype("int64")))  # TEMP until structops
+    return wrap(
+        from_np(_argsort_np(v, axis, descending), np.dtype("int64"))
+    )  # TEMP until structops
 
 
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:

@@ -1,14 +1,15 @@
 """The standard's statistical functions on ferroiter's reductions and scans.
 
 The differences from torch's reductions handled here: ``axis=()`` reduces nothing (torch
-reduces everything), integer sums and products default to int64 (uint64 for unsigned),
+reduces everything), integer sums and products default to int64 (uint8 too: ferroiter has no uint64),
 ``max``/``min`` of nothing raise, and the cumulative functions take ``include_initial``.
 """
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import ferroiter as _fi
 
@@ -20,7 +21,6 @@ from ._dtypes import (
     UNSIGNED,
     DType,
     as_dtype,
-    uint64,
 )
 from ._dtypes import bool as bool_dtype
 from ._helpers import cast, unwrap, wrap
@@ -28,7 +28,7 @@ from ._helpers import cast, unwrap, wrap
 if TYPE_CHECKING:
     from ._array_object import Array
 
-_Axis = Union[int, Sequence[int], None]
+_Axis: TypeAlias = int | Sequence[int] | None
 
 
 def normalize_axes(axis: _Axis, ndim: int) -> tuple[int, ...]:
@@ -38,9 +38,9 @@ def normalize_axes(axis: _Axis, ndim: int) -> tuple[int, ...]:
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     out = []
     for ax in axes:
-        if not -max(ndim, 1) <= ax < max(ndim, 1):
+        if not -builtins.max(ndim, 1) <= ax < builtins.max(ndim, 1):
             raise IndexError(f"axis {ax} is out of bounds for an array of {ndim} dimensions")
-        out.append(ax % max(ndim, 1))
+        out.append(ax % builtins.max(ndim, 1))
     if len(set(out)) != len(out):
         raise ValueError("repeated axis")
     return tuple(out)
@@ -77,13 +77,11 @@ def _sum_dtype(dt: DType, dtype: object) -> DType:
     if dt == bool_dtype or dt in SIGNED:
         return DEFAULT_INT
     if dt in UNSIGNED:
-        return uint64
+        return DEFAULT_INT  # the standard's uint64 does not exist here
     return dt
 
 
-def sum(  # noqa: A001
-    x: Array, /, *, axis: _Axis = None, dtype: object = None, keepdims: bool = False
-) -> Array:
+def sum(x: Array, /, *, axis: _Axis = None, dtype: object = None, keepdims: bool = False) -> Array:
     a = unwrap(x)
     dt = _sum_dtype(a.dtype, dtype)
     axes = normalize_axes(axis, a.ndim)
@@ -92,9 +90,7 @@ def sum(  # noqa: A001
     return wrap(cast(_reduce(_fi.sum, cast(a, dt), axis, keepdims), dt))
 
 
-def prod(
-    x: Array, /, *, axis: _Axis = None, dtype: object = None, keepdims: bool = False
-) -> Array:
+def prod(x: Array, /, *, axis: _Axis = None, dtype: object = None, keepdims: bool = False) -> Array:
     a = unwrap(x)
     dt = _sum_dtype(a.dtype, dtype)
     axes = normalize_axes(axis, a.ndim)
@@ -159,18 +155,18 @@ def std(
 def _extreme(fn: Callable[..., _fi.Array], x: object, axis: _Axis, keepdims: bool) -> Array:
     a = unwrap(x)
     axes = normalize_axes(axis, a.ndim)
-    if any(a.shape[i] == 0 for i in axes):
+    if builtins.any(a.shape[i] == 0 for i in axes):
         raise ValueError("max/min of an empty axis has no identity")
     if a.dtype in COMPLEX_FLOATING:
         raise TypeError("max/min are not defined for complex arrays")
     return wrap(_reduce(fn, a, axis, keepdims))
 
 
-def max(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+def max(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     return _extreme(_fi.amax, x, axis, keepdims)
 
 
-def min(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+def min(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     return _extreme(_fi.amin, x, axis, keepdims)
 
 

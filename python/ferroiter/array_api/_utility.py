@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
@@ -17,15 +17,15 @@ from ._statistical import _reduce
 if TYPE_CHECKING:
     from ._array_object import Array
 
-_Axis = Union[int, Sequence[int], None]
+_Axis: TypeAlias = int | Sequence[int] | None
 
 
-def all(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+def all(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     a = unwrap(x)
     return wrap(cast(_reduce(_fi.all, cast(a, bool_dtype), axis, keepdims), bool_dtype))
 
 
-def any(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+def any(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
     a = unwrap(x)
     return wrap(cast(_reduce(_fi.any, cast(a, bool_dtype), axis, keepdims), bool_dtype))
 
