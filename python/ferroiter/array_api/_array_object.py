@@ -184,12 +184,26 @@ class Array:
         return int(self._scalar())
 
     # -- indexing ------------------------------------------------------------------------------
+    def _zero_d_mask(self, key: object) -> tuple[_fi.Array, _fi.Array] | None:
+        """For a 0-d boolean mask (which ferroiter rejects): a leading unit dim and a 1-d mask."""
+        k = key._a if isinstance(key, Array) else key
+        if isinstance(k, _fi.Array) and k.ndim == 0 and k.dtype == bool_dtype:
+            return self._a.unsqueeze(0), k.reshape((1,))
+        return None
+
     def __getitem__(self, key: Any, /) -> Array:
         _check_index_key(key, self.ndim)
+        zero_d = self._zero_d_mask(key)
+        if zero_d is not None:
+            return Array._new(zero_d[0][zero_d[1]])
         return Array._new(self._a[_unwrap_key(key)])
 
     def __setitem__(self, key: Any, value: _Other, /) -> None:
         _check_index_key(key, self.ndim)
+        zero_d = self._zero_d_mask(key)
+        if zero_d is not None:
+            Array._new(zero_d[0])[Array._new(zero_d[1])] = value
+            return
         if isinstance(value, (Array, _fi.Array)):
             src = unwrap(value)
             if src.dtype != self.dtype:

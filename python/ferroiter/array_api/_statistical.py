@@ -125,7 +125,7 @@ def _var_like(
     axes = normalize_axes(axis, a.ndim)
     if a.ndim == 0 or not axes:
         # nothing reduced: every "group" is one element
-        return fn(a.reshape((1,)), 0, correction=correction).reshape(()).expand(a.shape).clone()
+        return fn(a.unsqueeze(a.ndim), a.ndim, correction=correction)
     out = fn(a, list(axes), correction=correction, keepdim=keepdims)
     return out
 
