@@ -181,7 +181,7 @@ class Array:
     def __index__(self) -> int:
         if self.dtype not in INTEGRAL:
             raise TypeError(f"only integer arrays can be used as an index, not {self.dtype}")
-        return int(self._scalar())
+        return self.__int__()
 
     # -- indexing ------------------------------------------------------------------------------
     def _zero_d_mask(self, key: object) -> tuple[_fi.Array, _fi.Array] | None:

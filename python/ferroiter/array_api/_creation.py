@@ -6,7 +6,7 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
 
@@ -107,11 +107,8 @@ def asarray(
     if isinstance(obj, (list, tuple)):
         if copy is False:
             raise ValueError("asarray(copy=False) cannot make an array from a sequence")
-        dt = want if want is not None else _nested_default_dtype(obj)
-        try:
-            nd = np.array(obj, dtype=dt) if dt is not None else np.array(obj)
-        except OverflowError:
-            raise
+        seq_dt = want if want is not None else _nested_default_dtype(obj)
+        nd = np.array(obj, dtype=seq_dt) if seq_dt is not None else np.array(obj)
         if nd.dtype == object:
             raise OverflowError("a Python int does not fit the array's dtype")
         return wrap(from_np(nd))
@@ -241,7 +238,8 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
     views = [np_view(unwrap(a)) for a in arrays]
     if views and len({v.dtype for v in views}) > 1:
         raise TypeError("meshgrid: all arrays must have the same dtype")
-    grids = np.meshgrid(*views, indexing=indexing)  # TEMP until structops
+    order: Literal["xy", "ij"] = "ij" if indexing == "ij" else "xy"
+    grids = np.meshgrid(*views, indexing=order)  # TEMP until structops
     return [wrap(from_np(np.ascontiguousarray(g))) for g in grids]
 
 

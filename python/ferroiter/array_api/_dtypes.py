@@ -56,7 +56,7 @@ _KIND_NAMES = {
 def as_dtype(dtype: object) -> DType:
     """A dtype argument as one of the standard's dtype objects (TypeError for any other)."""
     try:
-        dt = np.dtype(dtype)  # type: ignore[call-overload]
+        dt: DType = np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError as exc:
         raise TypeError(f"{dtype!r} is not a dtype of the array API namespace") from exc
     if dt not in ALL:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ._array_object import Array
 
 
-def _argsort_np(v: np.ndarray, axis: int, descending: bool) -> np.ndarray:  # type: ignore[type-arg]
+def _argsort_np(v: np.ndarray[Any, Any], axis: int, descending: bool) -> np.ndarray[Any, Any]:
     if not descending:
         return np.argsort(v, axis=axis, kind="stable")
     # stable descending: sort the reversed array, then map the indices back

@@ -1,8 +1,9 @@
 """The standard's statistical functions on ferroiter's reductions and scans.
 
 The differences from torch's reductions handled here: ``axis=()`` reduces nothing (torch
-reduces everything), integer sums and products default to int64 (uint8 too: ferroiter has no uint64),
-``max``/``min`` of nothing raise, and the cumulative functions take ``include_initial``.
+reduces everything), integer sums and products default to int64 (uint8's too: there is no
+uint64 here), ``max``/``min`` of nothing raise, and the cumulative functions take
+``include_initial``.
 """
 
 from __future__ import annotations
