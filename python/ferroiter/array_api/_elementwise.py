@@ -108,12 +108,29 @@ def divide(x1: _Operand, x2: _Operand, /) -> Array:
     return _binary("div", np.divide, x1, x2)
 
 
+def _is_inf(a: _fi.Array) -> _fi.Array:
+    return _fi.eq(_fi.abs(a), float("inf"))
+
+
 def floor_divide(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("floor_divide", np.floor_divide, x1, x2)
+    a, b, dt = operands(x1, x2)
+    out = _fi.floor_divide(a, b)
+    if dt in (float32, float64):
+        # one infinite operand: the standard's floor(x1 / x2) (+-inf, or +-0), where torch's
+        # kernel gives NaN or -1
+        one_inf = _fi.ne(_is_inf(a), _is_inf(b))
+        out = _fi.where(one_inf, _fi.floor(_fi.div(a, b)), out)
+    return wrap(out)
 
 
 def remainder(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("remainder", np.remainder, x1, x2)
+    a, b, dt = operands(x1, x2)
+    out = _fi.remainder(a, b)
+    if dt in (float32, float64):
+        # a zero result takes the divisor's sign (the standard's +-0 cases)
+        signed_zero = _fi.where(_fi.lt(b, 0), _fi.full((), -0.0, dtype=dt), 0.0)
+        out = _fi.where(_fi.eq(out, 0), signed_zero, out)
+    return wrap(out)
 
 
 def pow(x1: _Operand, x2: _Operand, /) -> Array:
@@ -331,7 +348,11 @@ def sign(x: Array, /) -> Array:
     if a.dtype in COMPLEX_FLOATING:
         # the standard's complex sign: x / |x|, and 0 at 0
         return _unary("sgn", lambda v: np.where(v == 0, 0, v / np.abs(v)), a)  # TEMP until elemops
-    return _unary("sign", np.sign, a)
+    out = _unary("sign", np.sign, a)
+    if a.dtype in (float32, float64):
+        # the standard's sign(NaN) is NaN (torch's kernel gives 0)
+        return wrap(_fi.where(_fi.ne(a, a), a, out._a))
+    return out
 
 
 def signbit(x: Array, /) -> Array:

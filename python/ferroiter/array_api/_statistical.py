@@ -126,9 +126,13 @@ def _var_like(
     axes = normalize_axes(axis, a.ndim)
     if a.ndim == 0 or not axes:
         # nothing reduced: every "group" is one element
-        return fn(a.unsqueeze(a.ndim), a.ndim, correction=correction)
+        return _var_like(fn, a.unsqueeze(a.ndim), a.ndim, correction, False)
     out = fn(a, list(axes), correction=correction, keepdim=keepdims)
-    return out
+    # a NaN or infinity among the values makes the variance NaN (ferroiter's kernel can give 0
+    # or inf there): the mean is then not finite
+    m = _fi.mean(a, list(axes), keepdims)
+    d = _fi.sub(m, m)
+    return _fi.where(_fi.ne(d, d), float("nan"), out)
 
 
 def var(
