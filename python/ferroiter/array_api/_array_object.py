@@ -191,8 +191,23 @@ class Array:
             return self._a.unsqueeze(0), k.reshape((1,))
         return None
 
+    def _empty_mask(self, key: object) -> bool:
+        """Whether ``key`` is a boolean mask with no elements that fits the leading dims (the
+        standard selects nothing; torch wants the mask's sizes to match)."""
+        k = key._a if isinstance(key, Array) else key
+        return (
+            isinstance(k, _fi.Array)
+            and k.dtype == bool_dtype
+            and k.numel() == 0
+            and k.ndim <= self.ndim
+            and all(ks in (xs, 0) for xs, ks in zip(self.shape, k.shape, strict=False))
+        )
+
     def __getitem__(self, key: Any, /) -> Array:
         _check_index_key(key, self.ndim)
+        if self._empty_mask(key):
+            rest = self.shape[unwrap(key).ndim :]
+            return Array._new(_fi.empty((0, *rest), dtype=self.dtype))
         zero_d = self._zero_d_mask(key)
         if zero_d is not None:
             return Array._new(zero_d[0][zero_d[1]])
@@ -200,6 +215,8 @@ class Array:
 
     def __setitem__(self, key: Any, value: _Other, /) -> None:
         _check_index_key(key, self.ndim)
+        if self._empty_mask(key):
+            return
         zero_d = self._zero_d_mask(key)
         if zero_d is not None:
             Array._new(zero_d[0])[Array._new(zero_d[1])] = value

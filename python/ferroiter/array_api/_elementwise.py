@@ -75,6 +75,34 @@ def _unary(name: str, np_fn: _NpFn | None, x: object) -> Array:
         return wrap(from_np(np_fn(np_view(a))))  # TEMP until elemops
 
 
+def _fix_nonfinite_complex(a: _fi.Array, out: _fi.Array, np_fn: _NpFn) -> _fi.Array:
+    """``out`` with its elements of non-finite complex ``a`` replaced by ``np_fn``'s C99
+    special values (ferroiter's complex kernels give NaN there); the few such elements only."""
+    if a.dtype not in COMPLEX_FLOATING or a.numel() == 0:
+        return out
+    d = _fi.sub(a, a)
+    bad = _fi.ne(d, d)  # a part is infinite or NaN
+    if not _fi.any(bad).item():
+        return out
+    with np.errstate(all="ignore"):
+        fixed = np.asarray(np_fn(np.asarray(a[bad])), dtype=out.dtype)  # TEMP until elemops
+    out[bad] = from_np(np.ascontiguousarray(fixed))
+    return out
+
+
+def _complex_expm1(z: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """expm1 at non-finite complex values: exp(z) - 1 on the real part (C99's exp values)."""
+    e = np.exp(z)
+    out = np.empty_like(z)
+    out.real = e.real - 1
+    out.imag = e.imag
+    # +inf with an infinite or NaN imaginary part: inf + NaN j
+    pinf = (z.real == np.inf) & ~np.isfinite(z.imag)
+    out.real[pinf] = np.inf
+    out.imag[pinf] = np.nan
+    return out
+
+
 def _binary(name: str, np_fn: _NpFn | None, x1: object, x2: object) -> Array:
     """ferroiter's ``name`` on the promoted operands (numpy's ``np_fn`` until ferroiter has it)."""
     a, b, dt = operands(x1, x2)
@@ -248,7 +276,12 @@ def exp(x: Array, /) -> Array:
 
 
 def expm1(x: Array, /) -> Array:
-    return _unary("expm1", np.expm1, x)
+    a = unwrap(x)
+    out = _unary("expm1", np.expm1, a)._a
+    if a.dtype in COMPLEX_FLOATING:
+        # expm1(+-0 + 0j) is +0 + 0j (adding +0 turns a -0 real part into +0)
+        out = _fi.where(_fi.eq(a, 0), _fi.add(a, 0), out)
+    return wrap(_fix_nonfinite_complex(a, out, _complex_expm1))
 
 
 def log(x: Array, /) -> Array:
@@ -268,7 +301,8 @@ def log10(x: Array, /) -> Array:
 
 
 def sqrt(x: Array, /) -> Array:
-    return _unary("sqrt", np.sqrt, x)
+    a = unwrap(x)
+    return wrap(_fix_nonfinite_complex(a, _unary("sqrt", np.sqrt, a)._a, np.sqrt))
 
 
 def square(x: Array, /) -> Array:
@@ -308,7 +342,12 @@ def cosh(x: Array, /) -> Array:
 
 
 def tanh(x: Array, /) -> Array:
-    return _unary("tanh", np.tanh, x)
+    a = unwrap(x)
+    out = _unary("tanh", np.tanh, a)._a
+    if a.dtype in COMPLEX_FLOATING:
+        # tanh(NaN + 0j) is NaN + 0j: a NaN real part with a zero imaginary part
+        out = _fix_nonfinite_complex(a, out, np.tanh)
+    return wrap(out)
 
 
 def asinh(x: Array, /) -> Array:
