@@ -80,13 +80,15 @@ def _fix_nonfinite_complex(a: _fi.Array, out: _fi.Array, np_fn: _NpFn) -> _fi.Ar
     special values (ferroiter's complex kernels give NaN there); the few such elements only."""
     if a.dtype not in COMPLEX_FLOATING or a.numel() == 0:
         return out
-    d = _fi.sub(a, a)
+    flat_a = a.reshape((-1,))
+    d = _fi.sub(flat_a, flat_a)
     bad = _fi.ne(d, d)  # a part is infinite or NaN
     if not _fi.any(bad).item():
         return out
+    out = out.contiguous()
     with np.errstate(all="ignore"):
-        fixed = np.asarray(np_fn(np.asarray(a[bad])), dtype=out.dtype)  # TEMP until elemops
-    out[bad] = from_np(np.ascontiguousarray(fixed))
+        fixed = np.asarray(np_fn(np.asarray(flat_a[bad])), dtype=out.dtype)  # TEMP until elemops
+    out.view((-1,))[bad] = from_np(np.ascontiguousarray(fixed))
     return out
 
 
