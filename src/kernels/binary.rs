@@ -4,6 +4,8 @@
 
 use super::args::{checked_as, common_dtype, is_scalar, negated, original_value_f32, Arg};
 use super::element::Element;
+use super::elementary::{complex_logaddexp, next_after_bits, RealBinary};
+use super::integer::IntegerOps;
 use super::math::{Arith, Bitwise, Compute, Ordered, TrueDiv};
 use super::run::run;
 use super::table::{BinaryOp, Preset, Reflection, UnaryOp};
@@ -163,6 +165,39 @@ fn run_bitwise<T: Bitwise + Copy + Send + Sync + 'static>(
         BinaryOp::BitwiseOr => run(plan, |b| map2::<T, T, T>(b, |x, y| x.or(y))),
         _ => run(plan, |b| map2::<T, T, T>(b, |x, y| x.xor(y))),
     }
+}
+
+/// The rarer binary functions of real floats (`elementary.rs`), in opmath.
+fn run_real_binary<T: Compute>(plan: &TensorIterator, op: BinaryOp) -> Result<()>
+where
+    T::Op: RealBinary,
+{
+    let f = move |x: T, y: T| {
+        let (x, y) = (x.up(), y.up());
+        T::down(match op {
+            BinaryOp::Atan2 => x.atan2(y),
+            BinaryOp::Hypot => x.hypot(y),
+            BinaryOp::Copysign => x.copysign(y),
+            BinaryOp::Nextafter => x.nextafter(y),
+            BinaryOp::Logaddexp => x.logaddexp(y),
+            _ => x.fmod(y),
+        })
+    };
+    run(plan, |b| map2::<T, T, T>(b, f))
+}
+
+/// Shifts and `fmod` of integers (`integer.rs`).
+fn run_integer<T: IntegerOps + Element + Default>(
+    plan: &TensorIterator,
+    op: BinaryOp,
+) -> Result<()> {
+    let zero = ZeroDivision::new();
+    match op {
+        BinaryOp::BitwiseLeftShift => run(plan, |b| map2::<T, T, T>(b, |x, y| x.shift_left(y)))?,
+        BinaryOp::BitwiseRightShift => run(plan, |b| map2::<T, T, T>(b, |x, y| x.shift_right(y)))?,
+        _ => run(plan, |b| map2::<T, T, T>(b, |x, y| zero.flag(x.fmod(y))))?,
+    }
+    zero.check()
 }
 
 /// Equality and logical ops: computed in `T`, written as `O` — bool, or `T` itself when an
@@ -335,6 +370,23 @@ pub(crate) fn binary_tensors(
             } else {
                 run_order::<T, T>(&plan, op)?
             }, else return Err(ni()))
+        }
+        Nextafter if matches!(dtype, DType::F16 | DType::BF16) => {
+            dispatch_in!(dtype, T in [F16, BF16] => run(&plan, |blk| map2::<T, T, T>(blk, |x, y| {
+                T::from_bits(next_after_bits(x.to_bits(), y.to_bits(), x.up(), y.up()))
+            }))?, else return Err(ni()))
+        }
+        Logaddexp if dtype.is_complex() => {
+            dispatch_in!(dtype, T in [C64, C128] => run(&plan, |blk| map2::<T, T, T>(blk, complex_logaddexp))?, else return Err(ni()))
+        }
+        Atan2 | Hypot | Copysign | Nextafter | Logaddexp => {
+            dispatch_in!(dtype, T in [F16, BF16, F32, F64] => run_real_binary::<T>(&plan, op)?, else return Err(ni()))
+        }
+        Fmod if dtype.is_floating() => {
+            dispatch_in!(dtype, T in [F16, BF16, F32, F64] => run_real_binary::<T>(&plan, op)?, else return Err(ni()))
+        }
+        Fmod | BitwiseLeftShift | BitwiseRightShift => {
+            dispatch_in!(dtype, T in [U8, I8, I16, I32, I64] => run_integer::<T>(&plan, op)?, else return Err(ni()))
         }
     }
     Ok(plan.output(0)?.clone())

@@ -199,6 +199,8 @@ pub trait Ordered: Arith + PartialOrd {
     fn ceil(self) -> Self;
     /// Round half to even.
     fn round(self) -> Self;
+    /// Round towards zero.
+    fn trunc(self) -> Self;
     fn is_nan(self) -> bool;
 }
 
@@ -248,6 +250,7 @@ macro_rules! int_ordered {
             #[inline(always)] fn floor(self) -> Self { self }
             #[inline(always)] fn ceil(self) -> Self { self }
             #[inline(always)] fn round(self) -> Self { self }
+            #[inline(always)] fn trunc(self) -> Self { self }
             #[inline(always)] fn is_nan(self) -> bool { false }
         }
     )*};
@@ -290,6 +293,7 @@ macro_rules! float_ordered {
             #[inline(always)] fn floor(self) -> Self { <$t>::floor(self) }
             #[inline(always)] fn ceil(self) -> Self { <$t>::ceil(self) }
             #[inline(always)] fn round(self) -> Self { self.round_ties_even() }
+            #[inline(always)] fn trunc(self) -> Self { <$t>::trunc(self) }
             #[inline(always)] fn is_nan(self) -> bool { <$t>::is_nan(self) }
         }
     )*};
@@ -333,6 +337,9 @@ impl Ordered for Bool {
         self
     }
     fn round(self) -> Self {
+        self
+    }
+    fn trunc(self) -> Self {
         self
     }
     fn is_nan(self) -> bool {

@@ -14,12 +14,16 @@
 
 pub mod args;
 pub mod binary;
+pub mod complex_parts;
 pub mod copy;
 pub mod dispatch;
 pub mod element;
+pub mod elementary;
 pub mod halfconv;
+pub mod integer;
 pub mod math;
 pub mod pow;
+pub mod predicates;
 pub mod reduce;
 pub mod run;
 pub mod table;

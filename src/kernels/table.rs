@@ -8,9 +8,9 @@
 //! line and one test-case row.
 //!
 //! A unary row: `(Variant, python_name, "torch kernel name", preset, [operator])` where preset
-//! is `Same` (torch's `unary_op`: the result has the input's dtype) or `Float` (its
-//! `unary_float_op`: integers promote to float32), and the operator is the Array dunder that
-//! computes the function (or nothing).
+//! is `Same` (torch's `unary_op`: the result has the input's dtype), `Float` (its
+//! `unary_float_op`: integers promote to float32) or `Predicate` (a bool result), and the
+//! operator is the Array dunder that computes the function (or nothing).
 //!
 //! A binary row: `(Variant, python_name, "torch kernel name", preset, alpha, kind,
 //! [operators])` where preset is `Binary` (`binary_op`), `Float` (`binary_float_op`: true
@@ -45,6 +45,23 @@ macro_rules! unary_ops {
             (Sign, sign, "sign_cpu", Same, []),
             (BitwiseNot, bitwise_not, "bitwise_not_cpu", Same, []),
             (LogicalNot, logical_not, "logical_not_cpu", Same, []),
+            (Acos, acos, "acos_vml_cpu", Float, []),
+            (Asin, asin, "asin_vml_cpu", Float, []),
+            (Atan, atan, "atan_vml_cpu", Float, []),
+            (Acosh, acosh, "acosh_cpu", Float, []),
+            (Asinh, asinh, "asinh_cpu", Float, []),
+            (Atanh, atanh, "atanh_cpu", Float, []),
+            (Tan, tan, "tan_vml_cpu", Float, []),
+            (Sinh, sinh, "sinh_cpu", Float, []),
+            (Cosh, cosh, "cosh_cpu", Float, []),
+            (Log2, log2, "log2_vml_cpu", Float, []),
+            (Log10, log10, "log10_vml_cpu", Float, []),
+            (Trunc, trunc, "trunc_vml_cpu", Same, []),
+            (Square, square, "pow", Same, []),
+            (Isnan, isnan, "isnan", Predicate, []),
+            (Isinf, isinf, "isinf", Predicate, []),
+            (Isfinite, isfinite, "isfinite", Predicate, []),
+            (Signbit, signbit, "signbit_cpu", Predicate, []),
         }
     };
 }
@@ -76,6 +93,14 @@ macro_rules! binary_ops {
             (Le, le, "le_cpu", Comparison, plain, structured, []),
             (Gt, gt, "gt_cpu", Comparison, plain, structured, []),
             (Ge, ge, "ge_cpu", Comparison, plain, structured, []),
+            (Atan2, atan2, "atan2_cpu", Float, plain, structured, []),
+            (Hypot, hypot, "hypot_cpu", Binary, plain, structured, []),
+            (Copysign, copysign, "copysign_cpu", Float, plain, structured, []),
+            (Nextafter, nextafter, "nextafter_cpu", Binary, plain, structured, []),
+            (Logaddexp, logaddexp, "logaddexp_cpu", Binary, plain, structured, []),
+            (Fmod, fmod, "fmod_cpu", Binary, plain, structured, []),
+            (BitwiseLeftShift, bitwise_left_shift, "lshift_cpu", Binary, plain, structured, [__lshift__ __rlshift__ Swapped __ilshift__]),
+            (BitwiseRightShift, bitwise_right_shift, "rshift_cpu", Binary, plain, structured, [__rshift__ __rrshift__ Swapped __irshift__]),
         }
     };
 }
@@ -92,13 +117,15 @@ pub enum Reflection {
     Reciprocal,
 }
 
-/// The preset torch builds an op's iterator with (see the module doc).
+/// The preset torch builds an op's iterator with (see the module doc). `Predicate`: a unary
+/// function with a bool result (`isnan` & co.: no promotion, the input read as it is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Preset {
     Same,
     Float,
     Binary,
     Comparison,
+    Predicate,
 }
 
 impl Preset {
@@ -108,6 +135,7 @@ impl Preset {
             Preset::Float => "unary_float",
             Preset::Binary => "binary",
             Preset::Comparison => "comparison",
+            Preset::Predicate => "unary_predicate",
         }
     }
 }

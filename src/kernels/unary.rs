@@ -4,6 +4,7 @@
 
 use super::args::common_dtype;
 use super::element::{C128, C64};
+use super::elementary::Elementary;
 use super::math::{Arith, Bitwise, Compute, Ordered, Transcendental, TrueDiv};
 use super::run::run;
 use super::table::{Preset, UnaryOp};
@@ -25,6 +26,8 @@ fn check_unary(op: UnaryOp, dtype: DType) -> Result<()> {
         UnaryOp::Sign if dtype.is_complex() => "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.",
         UnaryOp::Floor if dtype.is_complex() => "floor is not supported for complex inputs",
         UnaryOp::Ceil if dtype.is_complex() => "ceil is not supported for complex inputs",
+        UnaryOp::Trunc if dtype.is_complex() => "trunc is not supported for complex inputs",
+        UnaryOp::Signbit if dtype.is_complex() => "signbit is not implemented for complex tensors.",
         _ => return Ok(()),
     };
     Err(Error::type_(msg))
@@ -48,6 +51,7 @@ where
         UnaryOp::Floor => run_unary_fn::<T>(plan, Ordered::floor),
         UnaryOp::Ceil => run_unary_fn::<T>(plan, Ordered::ceil),
         UnaryOp::Round => run_unary_fn::<T>(plan, Ordered::round),
+        UnaryOp::Trunc => run_unary_fn::<T>(plan, Ordered::trunc),
         _ => run_unary_fn::<T>(plan, Ordered::sign),
     }
 }
@@ -74,6 +78,27 @@ where
     }
 }
 
+/// The rarer functions of floats and complex numbers (`elementary.rs`).
+fn run_elementary<T: Compute>(plan: &TensorIterator, op: UnaryOp) -> Result<()>
+where
+    T::Op: Elementary,
+{
+    match op {
+        UnaryOp::Acos => run_unary_fn::<T>(plan, Elementary::acos),
+        UnaryOp::Asin => run_unary_fn::<T>(plan, Elementary::asin),
+        UnaryOp::Atan => run_unary_fn::<T>(plan, Elementary::atan),
+        UnaryOp::Acosh => run_unary_fn::<T>(plan, Elementary::acosh),
+        UnaryOp::Asinh => run_unary_fn::<T>(plan, Elementary::asinh),
+        UnaryOp::Atanh => run_unary_fn::<T>(plan, Elementary::atanh),
+        UnaryOp::Tan => run_unary_fn::<T>(plan, Elementary::tan),
+        UnaryOp::Sinh => run_unary_fn::<T>(plan, Elementary::sinh),
+        UnaryOp::Cosh => run_unary_fn::<T>(plan, Elementary::cosh),
+        UnaryOp::Log2 => run_unary_fn::<T>(plan, Elementary::log2),
+        UnaryOp::Log10 => run_unary_fn::<T>(plan, Elementary::log10),
+        _ => unreachable!("{op:?} is not an elementary function"),
+    }
+}
+
 /// `out = f(a)` with torch's output layout, dtype and values. A given `out=` of another shape
 /// is resized (torch's policy, `plan/resize.rs`): the result is then a new array.
 pub fn unary(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
@@ -83,6 +108,13 @@ pub fn unary(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
     }
     if op == UnaryOp::Abs && a.dtype().is_complex() {
         return complex_abs(a, out);
+    }
+    if op == UnaryOp::Square {
+        // torch's square is `pow(a, 2)` (so bool promotes to int64)
+        return super::pow::pow_tensor_scalar(a, Scalar::Int(2), out);
+    }
+    if op.preset() == Preset::Predicate {
+        return super::predicates::predicate(op, a, out);
     }
     let mut config = match op.preset() {
         Preset::Float => TensorIteratorConfig::unary_float_op(out, a.clone()),
@@ -104,11 +136,29 @@ pub fn unary(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
         UnaryOp::BitwiseNot => {
             dispatch_integral!(dtype, T => run(&plan, |b| map1::<T, T>(b, |x| x.not()))?, else return Err(ni()))
         }
-        UnaryOp::Abs | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Sign => {
+        UnaryOp::Abs
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Round
+        | UnaryOp::Trunc
+        | UnaryOp::Sign => {
             if dtype == DType::Bool && op != UnaryOp::Sign {
                 return Err(ni());
             }
             dispatch_ordered!(dtype, T => run_unary_ordered::<T>(&plan, op)?, else return Err(ni()))
+        }
+        UnaryOp::Acos
+        | UnaryOp::Asin
+        | UnaryOp::Atan
+        | UnaryOp::Acosh
+        | UnaryOp::Asinh
+        | UnaryOp::Atanh
+        | UnaryOp::Tan
+        | UnaryOp::Sinh
+        | UnaryOp::Cosh
+        | UnaryOp::Log2
+        | UnaryOp::Log10 => {
+            dispatch_inexact!(dtype, T => run_elementary::<T>(&plan, op)?, else return Err(ni()))
         }
         _ => {
             if let Some(done) = super::vecmath::run_vector(&plan, op, dtype) {

@@ -2,7 +2,7 @@
 //! `kernels/table.rs`, plus the few with their own signatures), `contiguous`, `clone`, `to`,
 //! `copy_`, `reshape`. Views and predicates live in `array.rs`.
 
-use super::convert::{arg, dtype_from_py, int_args, optional_dtype};
+use super::convert::{arg, dtype_from_py, int_args, optional_dtype, scalar_from_py};
 use super::ops::{binary_py, call_core, copy_py, finish, unary_py};
 use super::{PyArray, PyMemoryFormat};
 use crate::kernels::copy::{self, Converted};
@@ -74,6 +74,60 @@ macro_rules! unary_operators {
     };
 }
 
+/// One method per unary row of the op table (`a.exp()`, `a.isnan()`, ...), as torch's
+/// Tensor methods.
+macro_rules! unary_methods {
+    ($(($variant:ident, $name:ident, $kernel:literal, $preset:ident, [$($dunder:ident)?])),* $(,)?) => {
+        $(
+            #[pymethods]
+            impl PyArray {
+                fn $name(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+                    unary_py(slf.py(), UnaryOp::$variant, slf.as_any(), None)
+                }
+            }
+        )*
+    };
+}
+
+/// One method per binary row of the op table (`a.atan2(b)`, `a.add(b, alpha=2)`, ...).
+macro_rules! binary_method {
+    (alpha, $variant:ident, $name:ident) => {
+        #[pymethods]
+        impl PyArray {
+            #[pyo3(signature = (other, *, alpha=None))]
+            fn $name(
+                slf: &Bound<'_, Self>,
+                other: &Bound<'_, PyAny>,
+                alpha: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<Py<PyAny>> {
+                let alpha = alpha.map(scalar_from_py).transpose()?;
+                binary_py(
+                    slf.py(),
+                    BinaryOp::$variant,
+                    slf.as_any(),
+                    other,
+                    alpha,
+                    None,
+                )
+            }
+        }
+    };
+    (plain, $variant:ident, $name:ident) => {
+        #[pymethods]
+        impl PyArray {
+            fn $name(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                forward(slf, BinaryOp::$variant, other)
+            }
+        }
+    };
+}
+macro_rules! binary_methods {
+    ($(($variant:ident, $name:ident, $kernel:literal, $preset:ident, $alpha:ident, $kind:ident,
+        [$($fwd:ident $rev:ident $how:ident $inplace:ident)?])),* $(,)?) => {
+        $( binary_method!($alpha, $variant, $name); )*
+    };
+}
+
 /// The operators of the op table. PyO3 writes `unsafe fn` slot wrappers for them; expanded
 /// inside a `macro_rules!` they count as this crate's code, so the crate's
 /// `unsafe_op_in_unsafe_fn` lint would reject PyO3's own (sound) wrappers: allowed here only.
@@ -82,6 +136,8 @@ mod table_operators {
     use super::*;
     crate::binary_ops!(binary_operators);
     crate::unary_ops!(unary_operators);
+    crate::unary_ops!(unary_methods);
+    crate::binary_ops!(binary_methods);
 }
 
 #[pymethods]
@@ -130,8 +186,21 @@ impl PyArray {
     fn __pos__(slf: &Bound<'_, Self>) -> Py<PyAny> {
         slf.clone().into_any().unbind()
     }
-    fn abs(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        unary_py(slf.py(), UnaryOp::Abs, slf.as_any(), None)
+    fn positive<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        super::ops::positive(slf.as_any())
+    }
+    fn conj<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        super::ops::conj(slf.as_any())
+    }
+    /// The real parts (a view; a real array itself).
+    #[getter]
+    fn real<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        super::ops::real(slf.as_any())
+    }
+    /// The imaginary parts (a view; torch's error for a real array).
+    #[getter]
+    fn imag<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        super::ops::imag(slf.as_any())
     }
     fn __invert__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         if !slf.get().array().dtype().is_integral(true) {

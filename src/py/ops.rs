@@ -167,6 +167,58 @@ fn clamp(
     finish(py, result, out)
 }
 
+/// `positive(a)`: `a` itself (torch's; a bool array is refused as torch's `+`).
+#[pyfunction]
+pub fn positive<'py>(a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let array = array_arg(a)?;
+    if array.dtype() == crate::DType::Bool {
+        return Err(
+            crate::Error::value("The `+` operator, on a bool tensor is not supported.").into(),
+        );
+    }
+    match a.cast::<PyArray>() {
+        Ok(same) => Ok(same.clone().into_any()),
+        Err(_) => Ok(Bound::new(a.py(), PyArray::from(array))?.into_any()),
+    }
+}
+
+/// `real(a)`: a view of the real parts of a complex array; a real array itself.
+#[pyfunction]
+pub fn real<'py>(a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    complex_view(a, false)
+}
+
+/// `imag(a)`: a view of the imaginary parts of a complex array (torch's error otherwise).
+#[pyfunction]
+pub fn imag<'py>(a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    complex_view(a, true)
+}
+
+fn complex_view<'py>(a: &Bound<'py, PyAny>, imag: bool) -> PyResult<Bound<'py, PyAny>> {
+    let array = array_arg(a)?;
+    if !array.dtype().is_complex() && !imag {
+        if let Ok(same) = a.cast::<PyArray>() {
+            return Ok(same.clone().into_any());
+        }
+    }
+    let part = kernels::complex_parts::complex_part(&array, imag)?;
+    Ok(Bound::new(a.py(), PyArray::from(part))?.into_any())
+}
+
+/// `conj(a)`: the complex conjugate (a new array); a real array itself.
+#[pyfunction]
+pub fn conj<'py>(a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let array = array_arg(a)?;
+    if !array.dtype().is_complex() {
+        if let Ok(same) = a.cast::<PyArray>() {
+            return Ok(same.clone().into_any());
+        }
+    }
+    let py = a.py();
+    let result = call_core(py, || kernels::complex_parts::conj(&array))?;
+    Ok(Bound::new(py, PyArray::from(result))?.into_any())
+}
+
 /// `set_num_threads(n)`: threads for parallel loops (ferroiter's own pool).
 #[pyfunction]
 fn set_num_threads(n: i64) -> PyResult<()> {
@@ -254,6 +306,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     register_binary(m)?;
     m.add_function(wrap_pyfunction!(where_py, m)?)?;
     m.add_function(wrap_pyfunction!(clamp, m)?)?;
+    m.add_function(wrap_pyfunction!(positive, m)?)?;
+    m.add_function(wrap_pyfunction!(real, m)?)?;
+    m.add_function(wrap_pyfunction!(imag, m)?)?;
+    m.add_function(wrap_pyfunction!(conj, m)?)?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(set_grain_size, m)?)?;
