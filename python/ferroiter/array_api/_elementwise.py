@@ -176,23 +176,23 @@ def minimum(x1: _Operand, x2: _Operand, /) -> Array:
 
 
 def atan2(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("atan2", np.arctan2, x1, x2)  # TEMP until elemops
+    return _binary("atan2", None, x1, x2)
 
 
 def hypot(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("hypot", np.hypot, x1, x2)  # TEMP until elemops
+    return _binary("hypot", None, x1, x2)
 
 
 def copysign(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("copysign", np.copysign, x1, x2)  # TEMP until elemops
+    return _binary("copysign", None, x1, x2)
 
 
 def nextafter(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("nextafter", np.nextafter, x1, x2)  # TEMP until elemops
+    return _binary("nextafter", None, x1, x2)
 
 
 def logaddexp(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("logaddexp", np.logaddexp, x1, x2)  # TEMP until elemops
+    return _binary("logaddexp", None, x1, x2)
 
 
 # -- comparison and logic -------------------------------------------------------------------------
@@ -253,11 +253,11 @@ def bitwise_invert(x: Array, /) -> Array:
 
 
 def bitwise_left_shift(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("bitwise_left_shift", np.left_shift, x1, x2)  # TEMP until elemops
+    return _binary("bitwise_left_shift", None, x1, x2)
 
 
 def bitwise_right_shift(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("bitwise_right_shift", np.right_shift, x1, x2)  # TEMP until elemops
+    return _binary("bitwise_right_shift", None, x1, x2)
 
 
 # -- unary ----------------------------------------------------------------------------------------
@@ -295,11 +295,11 @@ def log1p(x: Array, /) -> Array:
 
 
 def log2(x: Array, /) -> Array:
-    return _unary("log2", np.log2, x)  # TEMP until elemops
+    return _unary("log2", None, x)
 
 
 def log10(x: Array, /) -> Array:
-    return _unary("log10", np.log10, x)  # TEMP until elemops
+    return _unary("log10", None, x)
 
 
 def sqrt(x: Array, /) -> Array:
@@ -308,7 +308,7 @@ def sqrt(x: Array, /) -> Array:
 
 
 def square(x: Array, /) -> Array:
-    return _unary("square", np.square, x)  # TEMP until elemops
+    return _unary("square", None, x)
 
 
 def sin(x: Array, /) -> Array:
@@ -320,27 +320,27 @@ def cos(x: Array, /) -> Array:
 
 
 def tan(x: Array, /) -> Array:
-    return _unary("tan", np.tan, x)  # TEMP until elemops
+    return _unary("tan", None, x)
 
 
 def asin(x: Array, /) -> Array:
-    return _unary("asin", np.arcsin, x)  # TEMP until elemops
+    return _unary("asin", None, x)
 
 
 def acos(x: Array, /) -> Array:
-    return _unary("acos", np.arccos, x)  # TEMP until elemops
+    return _unary("acos", None, x)
 
 
 def atan(x: Array, /) -> Array:
-    return _unary("atan", np.arctan, x)  # TEMP until elemops
+    return _unary("atan", None, x)
 
 
 def sinh(x: Array, /) -> Array:
-    return _unary("sinh", np.sinh, x)  # TEMP until elemops
+    return _unary("sinh", None, x)
 
 
 def cosh(x: Array, /) -> Array:
-    return _unary("cosh", np.cosh, x)  # TEMP until elemops
+    return _unary("cosh", None, x)
 
 
 def tanh(x: Array, /) -> Array:
@@ -353,15 +353,15 @@ def tanh(x: Array, /) -> Array:
 
 
 def asinh(x: Array, /) -> Array:
-    return _unary("asinh", np.arcsinh, x)  # TEMP until elemops
+    return _unary("asinh", None, x)
 
 
 def acosh(x: Array, /) -> Array:
-    return _unary("acosh", np.arccosh, x)  # TEMP until elemops
+    return _unary("acosh", None, x)
 
 
 def atanh(x: Array, /) -> Array:
-    return _unary("atanh", np.arctanh, x)  # TEMP until elemops
+    return _unary("atanh", None, x)
 
 
 def floor(x: Array, /) -> Array:
@@ -397,7 +397,7 @@ def sign(x: Array, /) -> Array:
 
 
 def signbit(x: Array, /) -> Array:
-    return _unary("signbit", np.signbit, x)  # TEMP until elemops
+    return _unary("signbit", None, x)
 
 
 def reciprocal(x: Array, /) -> Array:
@@ -405,27 +405,27 @@ def reciprocal(x: Array, /) -> Array:
 
 
 def isnan(x: Array, /) -> Array:
-    return _unary("isnan", np.isnan, x)  # TEMP until elemops
+    return _unary("isnan", None, x)
 
 
 def isinf(x: Array, /) -> Array:
-    return _unary("isinf", np.isinf, x)  # TEMP until elemops
+    return _unary("isinf", None, x)
 
 
 def isfinite(x: Array, /) -> Array:
-    return _unary("isfinite", np.isfinite, x)  # TEMP until elemops
+    return _unary("isfinite", None, x)
 
 
 def real(x: Array, /) -> Array:
-    return _unary("real", np.real, x)  # TEMP until elemops
+    return _unary("real", None, x)
 
 
 def imag(x: Array, /) -> Array:
-    return _unary("imag", np.imag, x)  # TEMP until elemops
+    return _unary("imag", None, x)
 
 
 def conj(x: Array, /) -> Array:
-    return _unary("conj", np.conj, x)  # TEMP until elemops
+    return _unary("conj", None, x)
 
 
 def clip(
