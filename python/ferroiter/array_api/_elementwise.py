@@ -328,7 +328,8 @@ def asin(x: Array, /) -> Array:
 
 
 def acos(x: Array, /) -> Array:
-    return _unary("acos", None, x)
+    a = unwrap(x)
+    return wrap(_fix_nonfinite_complex(a, _unary("acos", None, a)._a, np.arccos))
 
 
 def atan(x: Array, /) -> Array:
@@ -336,11 +337,13 @@ def atan(x: Array, /) -> Array:
 
 
 def sinh(x: Array, /) -> Array:
-    return _unary("sinh", None, x)
+    a = unwrap(x)
+    return wrap(_fix_nonfinite_complex(a, _unary("sinh", None, a)._a, np.sinh))
 
 
 def cosh(x: Array, /) -> Array:
-    return _unary("cosh", None, x)
+    a = unwrap(x)
+    return wrap(_fix_nonfinite_complex(a, _unary("cosh", None, a)._a, np.cosh))
 
 
 def tanh(x: Array, /) -> Array:
@@ -353,15 +356,18 @@ def tanh(x: Array, /) -> Array:
 
 
 def asinh(x: Array, /) -> Array:
-    return _unary("asinh", None, x)
+    a = unwrap(x)
+    return wrap(_fix_nonfinite_complex(a, _unary("asinh", None, a)._a, np.arcsinh))
 
 
 def acosh(x: Array, /) -> Array:
-    return _unary("acosh", None, x)
+    a = unwrap(x)
+    return wrap(_fix_nonfinite_complex(a, _unary("acosh", None, a)._a, np.arccosh))
 
 
 def atanh(x: Array, /) -> Array:
-    return _unary("atanh", None, x)
+    a = unwrap(x)
+    return wrap(_fix_nonfinite_complex(a, _unary("atanh", None, a)._a, np.arctanh))
 
 
 def floor(x: Array, /) -> Array:
