@@ -7,7 +7,7 @@ anything ``numpy.dtype()`` accepts (plus torch dtypes, by name); ``Array.dtype``
 """
 
 from collections.abc import Iterator, Sequence
-from types import EllipsisType
+from types import EllipsisType, ModuleType
 from typing import (
     Any,
     ClassVar,
@@ -266,6 +266,8 @@ class Array:
         when ``max_version >= (1, 0)``, flagged read-only for read-only arrays."""
     def __dlpack_device__(self) -> tuple[_int, _int]:
         """``(1, 0)``: the CPU."""
+    def __array_namespace__(self, *, api_version: str | None = None) -> ModuleType:
+        """The Array API namespace, ``ferroiter.array_api`` (ValueError for other versions)."""
     # (Python 3.12 shows the buffer slots as these methods; on 3.11 they exist only as slots)
     def __buffer__(self, flags: _int, /) -> memoryview:
         """The buffer protocol: any strides, read-only kept; no bfloat16."""

@@ -528,6 +528,20 @@ impl PyArray {
     fn __dlpack_device__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         dlpack::device(py)
     }
+
+    /// The Array API namespace (`ferroiter.array_api`, the 2024.12 standard) for
+    /// `array_api_compat.array_namespace` and the standard's own tests; a ValueError for an
+    /// `api_version` it does not implement.
+    #[pyo3(signature = (*, api_version = None))]
+    fn __array_namespace__<'py>(
+        &self,
+        py: Python<'py>,
+        api_version: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let namespace = py.import("ferroiter.array_api")?;
+        namespace.call_method1("_check_api_version", (api_version,))?;
+        Ok(namespace.into_any())
+    }
 }
 
 /// `from_dlpack(obj)`: a zero-copy Array of any CPU DLPack producer (torch, numpy, jax, ...) or

@@ -1,0 +1,51 @@
+"""The standard's utility functions: all, any, diff."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeAlias
+
+import numpy as np
+
+import ferroiter as _fi
+
+from ._dtypes import bool as bool_dtype
+from ._helpers import cast, from_np, np_view, unwrap, wrap
+from ._manipulation import _common
+from ._statistical import _reduce
+
+if TYPE_CHECKING:
+    from ._array_object import Array
+
+_Axis: TypeAlias = int | Sequence[int] | None
+
+
+def all(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
+    a = unwrap(x)
+    return wrap(cast(_reduce(_fi.all, cast(a, bool_dtype), axis, keepdims), bool_dtype))
+
+
+def any(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
+    a = unwrap(x)
+    return wrap(cast(_reduce(_fi.any, cast(a, bool_dtype), axis, keepdims), bool_dtype))
+
+
+def diff(
+    x: Array,
+    /,
+    *,
+    axis: int = -1,
+    n: int = 1,
+    prepend: Array | None = None,
+    append: Array | None = None,
+) -> Array:
+    parts = [p for p in (prepend, x, append) if p is not None]
+    arrs = _common(parts)
+    views = [np_view(a) for a in arrs]
+    kwargs = {}
+    if prepend is not None:
+        kwargs["prepend"] = views[0]
+    if append is not None:
+        kwargs["append"] = views[-1]
+    main = views[1] if prepend is not None else views[0]
+    return wrap(from_np(np.diff(main, n=n, axis=axis, **kwargs)))  # TEMP until structops
