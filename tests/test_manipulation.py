@@ -272,7 +272,9 @@ def test_index_select_matches_torch(pair, data):
     r = max(t.dim(), 1)
     dim = data.draw(st.integers(-r - 1, r))
     size = t.shape[dim] if t.dim() and -r <= dim < r else 1
-    values = data.draw(st.lists(st.integers(-1, size), max_size=6))
+    # In-range positions only: for an out-of-range one torch raises either of two texts by a
+    # rule of its kernel paths not pinned down yet (test_index_select_out_of_range below).
+    values = data.draw(st.lists(st.integers(0, max(size - 1, 0)), max_size=6 if size else 0))
     if data.draw(st.booleans()) and values:
         values = values[0]  # a 0-d index
     dtype = data.draw(st.sampled_from([torch.int64, torch.int64, torch.int32, torch.int16]))
@@ -283,6 +285,14 @@ def test_index_select_matches_torch(pair, data):
     if outcome is not None:
         assert_result(*outcome)
         assert_result(a.index_select(dim, i), t.index_select(dim, ti))
+
+
+@pytest.mark.parametrize("dim, position", [(0, 2), (0, -1), (1, 3), (1, -1)])
+def test_index_select_out_of_range(dim, position):
+    """An index outside the dim raises, naming the index (torch: IndexError or RuntimeError)."""
+    a = fi.asarray(np.arange(6.0).reshape(2, 3))
+    with pytest.raises((IndexError, ValueError), match="index out of range|out of DATA bounds"):
+        fi.index_select(a, dim, fi.asarray(np.array([position])))
 
 
 def test_index_select_large_slices():
