@@ -505,12 +505,16 @@ def test_unary_random_layouts(name, threads_and_grain, data):
 
 # ---- out= --------------------------------------------------------------------------------------
 
+#: Ops whose torch function has no out= (ferroiter's has one, like every table op): their out=
+#: path is the table's, tested through the other ops.
+TORCH_TAKES_NO_OUT = {"isnan", "isinf", "isfinite"}
+
 
 @st.composite
 def out_cases(draw):
     """A function, its operands, and an out= of the result's shape: any dtype, any layout
     (rarely expanded: torch's internal-overlap error)."""
-    name = draw(st.sampled_from(BINARY + UNARY))
+    name = draw(st.sampled_from([n for n in BINARY + UNARY if n not in TORCH_TAKES_NO_OUT]))
     shape = draw(result_shapes(max_ndim=4))
     da = draw(dtypes)
     special = special_for(name, da)

@@ -6,7 +6,7 @@
 //! values land after every boundary.
 #![forbid(unsafe_code)]
 
-use crate::dtype::{promote_types, DType};
+use crate::dtype::{result_type, DType, Participant};
 use crate::error::{Error, Result};
 use crate::exec::raw::lines::{fill_lines1, to_vec, Lines, LinesOut};
 use crate::kernels::copy::converted_copy;
@@ -105,7 +105,12 @@ pub fn searchsorted(
     sorter: Option<&Array>,
 ) -> Result<Array> {
     let right = check_args(sorted, values, right, side, sorter)?;
-    let common = promote_types(sorted.dtype(), values.dtype());
+    // torch's result_type of the two tensors: a 0-d operand ranks below one with dims of the
+    // same category (uint8 boundaries and 0-d int8 values compare as uint8).
+    let common = result_type(&[
+        Participant::of(sorted.dtype(), sorted.ndim(), false),
+        Participant::of(values.dtype(), values.ndim(), false),
+    ])?;
     let as_common = |a: &Array| {
         if a.dtype() == common {
             Ok(a.clone())
