@@ -386,6 +386,14 @@ def test_tril_triu_match_torch(pair, diagonal, name):
         assert_result(getattr(a, name)(diagonal), getattr(t, name)(diagonal))
 
 
+@pytest.mark.parametrize("diagonal", [2**62, -(2**62), 2**63 - 1, -(2**63)])
+@pytest.mark.parametrize("name", ["tril", "triu"])
+def test_tril_triu_diagonals_near_the_int64_limits(name, diagonal):
+    """row + diagonal saturates instead of wrapping (a wrap kept or zeroed the wrong side)."""
+    t = torch.arange(12.0).view(3, 4)
+    assert_result(getattr(fi, name)(share(t), diagonal), getattr(torch, name)(t, diagonal))
+
+
 # ---- creation: eye / linspace / meshgrid --------------------------------------------------
 
 

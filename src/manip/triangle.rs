@@ -37,9 +37,10 @@ pub fn triangle(a: &Array, diagonal: i64, keep: Triangle) -> Result<Array> {
     let matrices = out.view(&[-1, rows as i64, cols as i64])?;
     for row in 0..rows {
         // the columns zeroed in this row: [from, to)
-        let edge = row as i64 + diagonal;
+        // saturating: a diagonal near the i64 limits keeps (or zeroes) every column
+        let edge = (row as i64).saturating_add(diagonal);
         let (from, to) = match keep {
-            Triangle::Lower => ((edge + 1).clamp(0, cols as i64), cols as i64),
+            Triangle::Lower => (edge.saturating_add(1).clamp(0, cols as i64), cols as i64),
             Triangle::Upper => (0, edge.clamp(0, cols as i64)),
         };
         if from < to {
