@@ -210,7 +210,13 @@ def eye(
 ) -> Array:
     check_device(device)
     dt = _dtype_or(dtype, DEFAULT_FLOAT)
-    return wrap(from_np(np.eye(n_rows, n_cols, k=k, dtype=dt)))  # TEMP until structops
+    m = n_rows if n_cols is None else n_cols
+    if k == 0:
+        return wrap(_fi.eye(n_rows, m, dtype=dt))
+    # torch's eye has no diagonal offset: the k-th diagonal is what triu(k) and tril(k) share
+    ones = _fi.ones((n_rows, m), dtype=dt)
+    k = _diagonal_in_range(k, n_rows, m)
+    return wrap(_fi.tril(_fi.triu(ones, k), k))
 
 
 def linspace(
@@ -243,12 +249,20 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
     return [wrap(from_np(np.ascontiguousarray(g))) for g in grids]
 
 
+def _diagonal_in_range(k: int, rows: int, cols: int) -> int:
+    """``k`` clamped to ``[-rows, cols]``, which keeps every diagonal's meaning: the native
+    tril/triu overflow on offsets near the int64 limits, and Python ints may pass them."""
+    return max(-rows, min(k, cols))
+
+
 def tril(x: Array, /, *, k: int = 0) -> Array:
-    return wrap(from_np(np.tril(np_view(unwrap(x)), k=k)))  # TEMP until structops
+    a = unwrap(x)
+    return wrap(_fi.tril(a, _diagonal_in_range(k, *a.shape[-2:]) if a.ndim >= 2 else k))
 
 
 def triu(x: Array, /, *, k: int = 0) -> Array:
-    return wrap(from_np(np.triu(np_view(unwrap(x)), k=k)))  # TEMP until structops
+    a = unwrap(x)
+    return wrap(_fi.triu(a, _diagonal_in_range(k, *a.shape[-2:]) if a.ndim >= 2 else k))
 
 
 def from_dlpack(x: object, /, *, device: object = None, copy: builtins.bool | None = None) -> Array:
