@@ -6,7 +6,7 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from ._dtypes import (
     as_dtype,
 )
 from ._dtypes import bool as bool_dtype
-from ._helpers import cast, from_np, is_array, np_view, unwrap, wrap
+from ._helpers import cast, from_np, is_array, unwrap, wrap
 
 if TYPE_CHECKING:
     from ._array_object import Array
@@ -241,12 +241,13 @@ def linspace(
 def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
     if indexing not in ("xy", "ij"):
         raise ValueError("indexing must be 'xy' or 'ij'")
-    views = [np_view(unwrap(a)) for a in arrays]
-    if views and len({v.dtype for v in views}) > 1:
+    arrs = [unwrap(a) for a in arrays]
+    if not arrs:
+        return []  # torch's meshgrid wants at least one array
+    if len({a.dtype for a in arrs}) > 1:
         raise TypeError("meshgrid: all arrays must have the same dtype")
-    order: Literal["xy", "ij"] = "ij" if indexing == "ij" else "xy"
-    grids = np.meshgrid(*views, indexing=order)  # TEMP until structops
-    return [wrap(from_np(np.ascontiguousarray(g))) for g in grids]
+    # torch's grids are broadcast views; contiguous copies are safe to write in place
+    return [wrap(g.contiguous()) for g in _fi.meshgrid(*arrs, indexing=indexing)]
 
 
 def _diagonal_in_range(k: int, rows: int, cols: int) -> int:
