@@ -13,6 +13,7 @@ import numpy as np
 import ferroiter as _fi
 
 from ._dtypes import (
+    COMPLEX_FLOATING,
     DEFAULT_COMPLEX,
     DEFAULT_FLOAT,
     DEFAULT_INT,
@@ -232,10 +233,17 @@ def linspace(
     check_device(device)
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     dt = _dtype_or(dtype, DEFAULT_COMPLEX if is_complex else DEFAULT_FLOAT)
-    nd = np.linspace(
-        start, stop, num, endpoint=endpoint, dtype=np.complex128 if is_complex else np.float64
-    )  # TEMP until structops
-    return wrap(from_np(nd.astype(dt)))
+    if is_complex and dt not in COMPLEX_FLOATING:
+        # complex ends with a real dtype: the standard leaves it open; numpy drops the
+        # imaginary parts, torch's linspace refuses
+        nd = np.linspace(start, stop, num, endpoint=endpoint)  # TEMP until structops
+        return wrap(from_np(nd.astype(dt)))
+    if not is_complex:
+        start, stop = float(start), float(stop)  # ints past int64 are still real numbers
+    if endpoint:
+        return wrap(_fi.linspace(start, stop, num, dtype=dt))
+    # without the endpoint: num of the num + 1 points, so the step is (stop - start) / num
+    return wrap(_fi.linspace(start, stop, num + 1, dtype=dt)[:num])
 
 
 def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
