@@ -238,7 +238,7 @@ def linspace(
         # imaginary parts, torch's linspace refuses
         nd = np.linspace(start, stop, num, endpoint=endpoint)  # TEMP until structops
         return wrap(from_np(nd.astype(dt)))
-    if not is_complex:
+    if not isinstance(start, complex) and not isinstance(stop, complex):
         start, stop = float(start), float(stop)  # ints past int64 are still real numbers
     if endpoint:
         return wrap(_fi.linspace(start, stop, num, dtype=dt))
