@@ -6,13 +6,14 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
 import ferroiter as _fi
 
 from ._dtypes import (
+    COMPLEX_FLOATING,
     DEFAULT_COMPLEX,
     DEFAULT_FLOAT,
     DEFAULT_INT,
@@ -20,7 +21,7 @@ from ._dtypes import (
     as_dtype,
 )
 from ._dtypes import bool as bool_dtype
-from ._helpers import cast, from_np, is_array, np_view, unwrap, wrap
+from ._helpers import cast, from_np, is_array, unwrap, wrap
 
 if TYPE_CHECKING:
     from ._array_object import Array
@@ -210,7 +211,13 @@ def eye(
 ) -> Array:
     check_device(device)
     dt = _dtype_or(dtype, DEFAULT_FLOAT)
-    return wrap(from_np(np.eye(n_rows, n_cols, k=k, dtype=dt)))  # TEMP until structops
+    m = n_rows if n_cols is None else n_cols
+    if k == 0:
+        return wrap(_fi.eye(n_rows, m, dtype=dt))
+    # torch's eye has no diagonal offset: the k-th diagonal is what triu(k) and tril(k) share
+    ones = _fi.ones((n_rows, m), dtype=dt)
+    k = _diagonal_in_range(k, n_rows, m)
+    return wrap(_fi.tril(_fi.triu(ones, k), k))
 
 
 def linspace(
@@ -226,29 +233,45 @@ def linspace(
     check_device(device)
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     dt = _dtype_or(dtype, DEFAULT_COMPLEX if is_complex else DEFAULT_FLOAT)
-    nd = np.linspace(
-        start, stop, num, endpoint=endpoint, dtype=np.complex128 if is_complex else np.float64
-    )  # TEMP until structops
-    return wrap(from_np(nd.astype(dt)))
+    if is_complex and dt not in COMPLEX_FLOATING:
+        # complex ends with a real dtype: the standard leaves it open; numpy drops the
+        # imaginary parts, torch's linspace refuses
+        nd = np.linspace(start, stop, num, endpoint=endpoint)  # TEMP until structops
+        return wrap(from_np(nd.astype(dt)))
+    if not isinstance(start, complex) and not isinstance(stop, complex):
+        start, stop = float(start), float(stop)  # ints past int64 are still real numbers
+    if endpoint:
+        return wrap(_fi.linspace(start, stop, num, dtype=dt))
+    # without the endpoint: num of the num + 1 points, so the step is (stop - start) / num
+    return wrap(_fi.linspace(start, stop, num + 1, dtype=dt)[:num])
 
 
 def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
     if indexing not in ("xy", "ij"):
         raise ValueError("indexing must be 'xy' or 'ij'")
-    views = [np_view(unwrap(a)) for a in arrays]
-    if views and len({v.dtype for v in views}) > 1:
+    arrs = [unwrap(a) for a in arrays]
+    if not arrs:
+        return []  # torch's meshgrid wants at least one array
+    if len({a.dtype for a in arrs}) > 1:
         raise TypeError("meshgrid: all arrays must have the same dtype")
-    order: Literal["xy", "ij"] = "ij" if indexing == "ij" else "xy"
-    grids = np.meshgrid(*views, indexing=order)  # TEMP until structops
-    return [wrap(from_np(np.ascontiguousarray(g))) for g in grids]
+    # torch's grids are broadcast views; contiguous copies are safe to write in place
+    return [wrap(g.contiguous()) for g in _fi.meshgrid(*arrs, indexing=indexing)]
+
+
+def _diagonal_in_range(k: int, rows: int, cols: int) -> int:
+    """``k`` clamped to ``[-rows, cols]``, which keeps every diagonal's meaning: the native
+    tril/triu overflow on offsets near the int64 limits, and Python ints may pass them."""
+    return max(-rows, min(k, cols))
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:
-    return wrap(from_np(np.tril(np_view(unwrap(x)), k=k)))  # TEMP until structops
+    a = unwrap(x)
+    return wrap(_fi.tril(a, _diagonal_in_range(k, *a.shape[-2:]) if a.ndim >= 2 else k))
 
 
 def triu(x: Array, /, *, k: int = 0) -> Array:
-    return wrap(from_np(np.triu(np_view(unwrap(x)), k=k)))  # TEMP until structops
+    a = unwrap(x)
+    return wrap(_fi.triu(a, _diagonal_in_range(k, *a.shape[-2:]) if a.ndim >= 2 else k))
 
 
 def from_dlpack(x: object, /, *, device: object = None, copy: builtins.bool | None = None) -> Array:

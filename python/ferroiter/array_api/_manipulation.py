@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-import numpy as np
-
 import ferroiter as _fi
 
-from ._dtypes import INTEGRAL, promote
-from ._helpers import cast, from_np, np_view, unwrap, wrap
+from ._dtypes import DEFAULT_INDEX, INTEGRAL, promote
+from ._helpers import cast, unwrap, wrap
 from ._statistical import normalize_axes
 
 if TYPE_CHECKING:
@@ -43,13 +41,16 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
     if axis is None:
         arrs = [a.reshape((-1,)) for a in arrs]
         axis = 0
-    views = [np_view(a) for a in arrs]
-    return wrap(from_np(np.concatenate(views, axis=axis)))  # TEMP until structops
+    ndim = arrs[0].ndim
+    if any(a.ndim != ndim for a in arrs):
+        # torch's cat skips 1-D empty inputs whatever the others' rank; the standard does not
+        raise ValueError("concat needs arrays with the same number of dimensions")
+    return wrap(_fi.cat(arrs, axis))
 
 
 def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
     arrs = _common(arrays)
-    return wrap(from_np(np.stack([np_view(a) for a in arrs], axis=axis)))  # TEMP until structops
+    return wrap(_fi.stack(arrs, axis))
 
 
 def expand_dims(x: Array, /, axis: int = 0) -> Array:
@@ -62,7 +63,7 @@ def expand_dims(x: Array, /, axis: int = 0) -> Array:
 def flip(x: Array, /, *, axis: _Axis = None) -> Array:
     a = unwrap(x)
     axes = normalize_axes(axis, a.ndim)
-    return wrap(from_np(np.flip(np_view(a), axis=axes).copy()))  # TEMP until structops
+    return wrap(_fi.flip(a, list(axes)))
 
 
 def moveaxis(
@@ -108,16 +109,23 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
 
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
     a = unwrap(x)
-    reps = np_view(unwrap(repeats)) if not isinstance(repeats, int) else repeats
-    out = np.repeat(np_view(a), reps, axis=axis)  # TEMP until structops
-    return wrap(from_np(out))
+    reps = repeats if isinstance(repeats, int) else cast(unwrap(repeats), DEFAULT_INDEX)
+    if axis is None:
+        a, axis = a.reshape((-1,)), 0
+    return wrap(_fi.repeat_interleave(a, reps, normalize_axes(axis, a.ndim)[0]))
 
 
 def roll(
     x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None
 ) -> Array:
     a = unwrap(x)
-    return wrap(from_np(np.roll(np_view(a), shift, axis=axis)))  # TEMP until structops
+    if axis is None:
+        return wrap(_fi.roll(a, shift))
+    axes = list(axis) if isinstance(axis, tuple) else [axis]
+    shifts = list(shift) if isinstance(shift, tuple) else [shift] * len(axes)
+    if not axes:
+        return wrap(a.clone())  # torch's roll wants at least one shift
+    return wrap(_fi.roll(a, shifts, axes))
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
@@ -132,7 +140,7 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     a = unwrap(x)
-    return wrap(from_np(np.tile(np_view(a), repetitions)))  # TEMP until structops
+    return wrap(_fi.tile(a, list(repetitions)))
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
@@ -156,12 +164,22 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
             raise ValueError("take needs axis for arrays of more than one dimension")
         axis = 0
     ax = normalize_axes(axis, a.ndim)[0]
-    out = np.take(np_view(a), np_view(idx), axis=ax)  # TEMP until structops
-    return wrap(from_np(out))
+    return wrap(_fi.index_select(a, ax, _from_end(idx, a.shape[ax])))
 
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     a = unwrap(x)
     idx = unwrap(indices)
-    out = np.take_along_axis(np_view(a), np_view(idx), axis=axis)  # TEMP until structops
-    return wrap(from_np(out))
+    if idx.dtype not in INTEGRAL:
+        raise TypeError("take_along_axis needs integer indices")
+    if idx.ndim != a.ndim:
+        raise ValueError("take_along_axis needs indices with as many dimensions as x")
+    ax = normalize_axes(axis, a.ndim)[0]
+    return wrap(_fi.take_along_dim(a, _from_end(idx, a.shape[ax]), ax))
+
+
+def _from_end(idx: _fi.Array, size: int) -> _fi.Array:
+    """int64 indices with the negative ones counted from the end (torch's kernels want them
+    in ``[0, size)``; the standard counts ``-1`` as the last element)."""
+    idx = cast(idx, DEFAULT_INDEX)
+    return _fi.where(_fi.lt(idx, 0), _fi.add(idx, size), idx)

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-import numpy as np
-
 import ferroiter as _fi
 
 from ._dtypes import COMPLEX_FLOATING, DEFAULT_INDEX
 from ._dtypes import bool as bool_dtype
 from ._elementwise import operands
-from ._helpers import cast, from_np, np_view, unwrap, wrap
+from ._helpers import cast, unwrap, wrap
 from ._statistical import normalize_axes
 
 if TYPE_CHECKING:
@@ -58,23 +56,25 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     a = unwrap(x)
     if a.ndim == 0:
         raise ValueError("nonzero of a 0-d array")
-    return tuple(wrap(from_np(i)) for i in np.nonzero(np_view(a)))  # TEMP until structops
+    out = _fi.nonzero(a, as_tuple=True)
+    assert isinstance(out, tuple)
+    return tuple(wrap(i) for i in out)
 
 
 def searchsorted(
     x1: Array,
-    x2: Array,
+    x2: Array | int | float,
     /,
     *,
     side: Literal["left", "right"] = "left",
     sorter: Array | None = None,
 ) -> Array:
-    a, v = unwrap(x1), unwrap(x2)
+    a = unwrap(x1)
     if a.dtype in COMPLEX_FLOATING:
         raise TypeError("searchsorted needs real arrays")
-    s = None if sorter is None else np_view(unwrap(sorter))
-    out = np.searchsorted(np_view(a), np_view(v), side=side, sorter=s)  # TEMP until structops
-    return wrap(from_np(out, DEFAULT_INDEX))
+    a, v, _ = operands(a, x2)  # the common dtype; a scalar x2 as a 0-d array
+    s = None if sorter is None else cast(unwrap(sorter), DEFAULT_INDEX)
+    return wrap(_fi.searchsorted(a, v, side=side, sorter=s))
 
 
 def where(condition: Array, x1: Array | _Scalar, x2: Array | _Scalar, /) -> Array:

@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-import numpy as np
-
 import ferroiter as _fi
 
 from ._dtypes import bool as bool_dtype
-from ._helpers import cast, from_np, np_view, unwrap, wrap
+from ._helpers import cast, unwrap, wrap
 from ._manipulation import _common
 from ._statistical import _reduce
 
@@ -41,11 +39,7 @@ def diff(
 ) -> Array:
     parts = [p for p in (prepend, x, append) if p is not None]
     arrs = _common(parts)
-    views = [np_view(a) for a in arrs]
-    kwargs = {}
-    if prepend is not None:
-        kwargs["prepend"] = views[0]
-    if append is not None:
-        kwargs["append"] = views[-1]
-    main = views[1] if prepend is not None else views[0]
-    return wrap(from_np(np.diff(main, n=n, axis=axis, **kwargs)))  # TEMP until structops
+    main = arrs[1] if prepend is not None else arrs[0]
+    pre = arrs[0] if prepend is not None else None
+    app = arrs[-1] if append is not None else None
+    return wrap(_fi.diff(main, n, axis, pre, app))
