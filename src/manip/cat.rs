@@ -9,6 +9,7 @@ use crate::array::Array;
 use crate::dtype::{self, Participant};
 use crate::error::{Error, Result};
 use crate::kernels::copy::copy_into;
+use crate::layout::Layout;
 use crate::memory_format::MemoryFormat;
 use crate::shape::wrap_dim;
 
@@ -17,11 +18,12 @@ fn is_skipped(a: &Array) -> bool {
     a.ndim() == 1 && a.shape()[0] == 0
 }
 
-/// The memory format the non-skipped inputs suggest, or contiguous when they differ.
-fn output_format(arrays: &[&Array]) -> MemoryFormat {
+/// The memory format the non-skipped inputs' layouts suggest, or contiguous when they differ
+/// (also roll's result format: torch rolls through a cat of two narrows).
+pub(super) fn output_format<'a>(layouts: impl IntoIterator<Item = &'a Layout>) -> MemoryFormat {
     let mut format = None;
-    for a in arrays {
-        let f = a.layout().suggest_memory_format(false);
+    for layout in layouts {
+        let f = layout.suggest_memory_format(false);
         match format {
             None => format = Some(f),
             Some(g) if g != f => return MemoryFormat::Contiguous,
@@ -80,7 +82,7 @@ pub fn cat(arrays: &[Array], dim: i64) -> Result<Array> {
         total += a.shape()[dim];
     }
     shape[dim] = total;
-    let format = output_format(&kept.iter().map(|&(_, a)| a).collect::<Vec<_>>());
+    let format = output_format(kept.iter().map(|&(_, a)| a.layout()));
     let out = Array::empty(&shape, out_dtype, format)?;
     let mut start = 0usize;
     for &(_, a) in &kept {

@@ -3,12 +3,38 @@
 //! that move, so the result is written by at most `2^len(dims)` block copies.
 #![forbid(unsafe_code)]
 
+use super::cat::output_format;
 use super::narrow;
 use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::kernels::copy::{converted_copy, copy_into, reshape};
-use crate::memory_format::MemoryFormat;
+use crate::layout::Layout;
+use crate::memory_format::{format_strides, MemoryFormat};
 use crate::shape::wrap_dim_no_scalar;
+
+/// The memory format of torch's result: torch rolls one (shift, dim) pair at a time, each as
+/// a cat of two narrows of the previous result, so each step takes cat's format rule (the
+/// format both parts suggest, else contiguous; a zero shift leaves one part empty).
+fn result_format(a: &Array, shifts: &[i64], dims: &[usize]) -> Result<MemoryFormat> {
+    let mut layout = a.layout().clone();
+    let mut format = MemoryFormat::Contiguous;
+    for (&shift, &d) in shifts.iter().zip(dims) {
+        let size = layout.shape[d];
+        let start = (shift.wrapping_neg()).rem_euclid(size as i64) as usize;
+        let part = |len: usize| {
+            let mut p = layout.clone();
+            p.shape[d] = len;
+            p
+        };
+        format = output_format([&part(size - start), &part(start)]);
+        layout = Layout {
+            shape: layout.shape.clone(),
+            strides: format_strides(&layout.shape, format)?,
+            offset: 0,
+        };
+    }
+    Ok(format)
+}
 
 /// `roll(a, shifts, dims)`.
 pub fn roll(a: &Array, shifts: &[i64], dims: &[i64]) -> Result<Array> {
@@ -33,13 +59,16 @@ pub fn roll(a: &Array, shifts: &[i64], dims: &[i64]) -> Result<Array> {
         return converted_copy(a, None, MemoryFormat::Preserve);
     }
     let ndim = a.ndim();
+    let mut wrapped = Vec::with_capacity(dims.len());
+    for &d in dims {
+        wrapped.push(wrap_dim_no_scalar(d, ndim)?);
+    }
     // the total shift of each dim (a dim may be named more than once)
     let mut total = vec![0i64; ndim];
-    for (&s, &d) in shifts.iter().zip(dims) {
-        let d = wrap_dim_no_scalar(d, ndim)?;
+    for (&s, &d) in shifts.iter().zip(&wrapped) {
         total[d] = total[d].wrapping_add(s);
     }
-    let out = Array::empty(a.shape(), a.dtype(), MemoryFormat::Contiguous)?;
+    let out = Array::empty(a.shape(), a.dtype(), result_format(a, shifts, &wrapped)?)?;
     // per dim: the (source start, destination start, length) runs
     let runs: Vec<Vec<(usize, usize, usize)>> = (0..ndim)
         .map(|d| {
