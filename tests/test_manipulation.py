@@ -148,6 +148,15 @@ def test_flip_negative_strides_values(data):
     assert_same(mine, theirs, offset=False, strides=not flipped)
 
 
+@pytest.mark.parametrize(
+    "shifts, dims", [(0, 0), (1, 0), (2, 1), (4, 1), ((1, 1), (0, 1)), ((0, 1), (0, 1)), (1, None)]
+)
+def test_roll_result_format_of_channels_last(shifts, dims):
+    """torch rolls through cats of two narrows: channels_last kept unless a part is empty."""
+    t = torch.arange(120.0).view(2, 3, 4, 5).to(memory_format=torch.channels_last)
+    assert_result(fi.roll(share(t), shifts, dims), torch.roll(t, shifts, dims))
+
+
 @given(layout_pairs(max_ops=2, max_ndim=4), st.data())
 def test_roll_matches_torch(pair, data):
     a, t = pair
