@@ -231,7 +231,11 @@ fn diff_impl(
 }
 
 #[pyfunction]
-#[pyo3(name = "diff", signature = (input, n=1, dim=-1, prepend=None, append=None))]
+#[pyo3(
+    name = "diff",
+    signature = (input, n=1, dim=-1, prepend=None, append=None),
+    text_signature = "(input, n=1, dim=-1, prepend=None, append=None)"
+)]
 fn diff_py(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -388,7 +392,10 @@ impl PyArray {
             call_core(py, || gather::take_along_dim(&a, &indices, dim))?,
         )
     }
-    #[pyo3(signature = (n=1, dim=-1, prepend=None, append=None))]
+    #[pyo3(
+        signature = (n=1, dim=-1, prepend=None, append=None),
+        text_signature = "($self, n=1, dim=-1, prepend=None, append=None)"
+    )]
     fn diff(
         &self,
         py: Python<'_>,
