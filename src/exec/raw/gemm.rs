@@ -16,52 +16,42 @@ use matrixmultiply::CGemmOption;
 /// a 1024-row product among the threads.
 const ROWS_PER_UNIT: usize = 64;
 
+/// One single-threaded product `c = a · b` of an `m × k` and a `k × n` matrix, each operand
+/// addressed by its first element and its (row, column) element strides.
+pub(crate) struct GemmCall<T> {
+    m: usize,
+    k: usize,
+    n: usize,
+    a: *const T,
+    a_strides: (isize, isize),
+    b: *const T,
+    b_strides: (isize, isize),
+    c: *mut T,
+    c_strides: (isize, isize),
+}
+
 /// An element `matrixmultiply` multiplies.
 pub(crate) trait GemmElement: Element {
-    /// `c = a · b` for an `m × k` and a `k × n` matrix (element strides).
+    /// Runs `call`.
     ///
     /// # Safety
     /// `a + i·rsa + l·csa` (`i < m`, `l < k`) and `b + l·rsb + j·csb` (`l < k`, `j < n`) must
     /// address readable elements, and `c + i·rsc + j·csc` distinct writable elements that no
     /// one else accesses meanwhile.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn gemm(
-        m: usize,
-        k: usize,
-        n: usize,
-        a: *const Self,
-        rsa: isize,
-        csa: isize,
-        b: *const Self,
-        rsb: isize,
-        csb: isize,
-        c: *mut Self,
-        rsc: isize,
-        csc: isize,
-    );
+    unsafe fn gemm(call: &GemmCall<Self>);
 }
 
 macro_rules! real_gemm {
     ($t:ty, $f:ident) => {
         impl GemmElement for $t {
-            unsafe fn gemm(
-                m: usize,
-                k: usize,
-                n: usize,
-                a: *const Self,
-                rsa: isize,
-                csa: isize,
-                b: *const Self,
-                rsb: isize,
-                csb: isize,
-                c: *mut Self,
-                rsc: isize,
-                csc: isize,
-            ) {
+            unsafe fn gemm(g: &GemmCall<Self>) {
+                let ((rsa, csa), (rsb, csb), (rsc, csc)) = (g.a_strides, g.b_strides, g.c_strides);
                 // SAFETY: the caller's guarantee is matrixmultiply's contract (β = 0, so `c`
                 // is only written).
                 unsafe {
-                    matrixmultiply::$f(m, k, n, 1.0, a, rsa, csa, b, rsb, csb, 0.0, c, rsc, csc)
+                    matrixmultiply::$f(
+                        g.m, g.k, g.n, 1.0, g.a, rsa, csa, g.b, rsb, csb, 0.0, g.c, rsc, csc,
+                    )
                 }
             }
         }
@@ -73,41 +63,21 @@ real_gemm!(f64, dgemm);
 macro_rules! complex_gemm {
     ($t:ty, $parts:ty, $f:ident) => {
         impl GemmElement for $t {
-            unsafe fn gemm(
-                m: usize,
-                k: usize,
-                n: usize,
-                a: *const Self,
-                rsa: isize,
-                csa: isize,
-                b: *const Self,
-                rsb: isize,
-                csb: isize,
-                c: *mut Self,
-                rsc: isize,
-                csc: isize,
-            ) {
+            unsafe fn gemm(g: &GemmCall<Self>) {
+                let ((rsa, csa), (rsb, csb), (rsc, csc)) = (g.a_strides, g.b_strides, g.c_strides);
                 let (one, zero): ($parts, $parts) = ([1.0, 0.0], [0.0, 0.0]);
+                let standard = CGemmOption::Standard;
+                let (a, b, c) = (
+                    g.a as *const $parts,
+                    g.b as *const $parts,
+                    g.c as *mut $parts,
+                );
                 // SAFETY: `num_complex::Complex<F>` is `repr(C)` `{ re, im }`, the layout of
                 // matrixmultiply's `[F; 2]`; otherwise as for the real types.
                 unsafe {
                     matrixmultiply::$f(
-                        CGemmOption::Standard,
-                        CGemmOption::Standard,
-                        m,
-                        k,
-                        n,
-                        one,
-                        a as *const $parts,
-                        rsa,
-                        csa,
-                        b as *const $parts,
-                        rsb,
-                        csb,
-                        zero,
-                        c as *mut $parts,
-                        rsc,
-                        csc,
+                        standard, standard, g.m, g.k, g.n, one, a, rsa, csa, b, rsb, csb, zero, c,
+                        rsc, csc,
                     )
                 }
             }
@@ -179,20 +149,17 @@ pub(crate) fn batched_gemm<T: GemmElement>(a: &Array, b: &Array, grain: usize) -
             // walked with their own strides, are their elements; `out` is new, contiguous
             // (no two (i, j) alias) and only unit `u` writes these rows of this batch.
             unsafe {
-                T::gemm(
-                    rows,
+                T::gemm(&GemmCall {
+                    m: rows,
                     k,
                     n,
-                    a0,
-                    sa[nd - 2],
-                    sa[nd - 1],
-                    b0,
-                    sb[nd - 2],
-                    sb[nd - 1],
-                    c0,
-                    strides[nd - 2],
-                    strides[nd - 1],
-                )
+                    a: a0,
+                    a_strides: (sa[nd - 2], sa[nd - 1]),
+                    b: b0,
+                    b_strides: (sb[nd - 2], sb[nd - 1]),
+                    c: c0,
+                    c_strides: (strides[nd - 2], strides[nd - 1]),
+                })
             };
         }
     })?;
