@@ -413,20 +413,7 @@ pub fn exp_f32(x: f32) -> f32 {
 #[inline(always)]
 fn exp_in_f64(x: f32) -> f64 {
     /// 1/n! for n = 0..=11.
-    const EXP_TAYLOR: [f64; 12] = [
-        1.0,
-        1.0,
-        1.0 / 2.0,
-        1.0 / 6.0,
-        1.0 / 24.0,
-        1.0 / 120.0,
-        1.0 / 720.0,
-        1.0 / 5_040.0,
-        1.0 / 40_320.0,
-        1.0 / 362_880.0,
-        1.0 / 3_628_800.0,
-        1.0 / 39_916_800.0,
-    ];
+    const EXP_TAYLOR: [f64; 12] = super::series::inverse_factorials(0);
     /// 1.5 · 2^52: adding it rounds an f64 to an integer, held in the low mantissa bits.
     const SHIFTER: f64 = 6_755_399_441_055_744.0;
     let x = (x as f64).clamp(-150.0, 129.0);

@@ -6,7 +6,8 @@
 //! - [`args`]: operands (arrays or Python numbers) and torch's rules for numbers;
 //! - [`binary`], [`pow`], [`unary`], [`ternary`]: the functions, by family;
 //! - [`copy`]: `copy_` and dtype conversion; [`run`]: copy-in / cast-back around a loop;
-//! - [`element`], [`math`], [`halfconv`]: element types and their scalar math; [`vecmath`]:
+//! - [`element`], [`math`], [`halfconv`]: element types and their scalar math ([`series`]:
+//!   the Taylor tables they share with the vector kernels); [`vecmath`]:
 //!   the vector kernels of exp, expm1, log, log1p, sin, cos, tanh and sigmoid;
 //!   [`dispatch`]: the one place a runtime dtype becomes a Rust type.
 
@@ -27,6 +28,7 @@ pub mod pow;
 pub mod predicates;
 pub mod reduce;
 pub mod run;
+pub mod series;
 pub mod table;
 pub mod ternary;
 pub mod unary;

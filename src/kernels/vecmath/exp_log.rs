@@ -22,20 +22,7 @@ const LN2_HI_SHORT: f64 = 6.931_471_803_691_238e-1;
 const LN2_LO_SHORT: f64 = 1.908_214_929_270_587_7e-10;
 
 /// `1/n!` for n = 2..=13: `Q(r) = Σ r^(n-2)/n!`.
-pub(super) const EXP_Q: [f64; 12] = [
-    1.0 / 2.0,
-    1.0 / 6.0,
-    1.0 / 24.0,
-    1.0 / 120.0,
-    1.0 / 720.0,
-    1.0 / 5_040.0,
-    1.0 / 40_320.0,
-    1.0 / 362_880.0,
-    1.0 / 3_628_800.0,
-    1.0 / 39_916_800.0,
-    1.0 / 479_001_600.0,
-    1.0 / 6_227_020_800.0,
-];
+pub(super) const EXP_Q: [f64; 12] = crate::kernels::series::inverse_factorials(2);
 
 /// Horner's rule over `c` (lowest degree first) at `z`.
 #[inline(always)]

@@ -27,14 +27,7 @@ fn select(c: bool, a: f32, b: f32) -> f32 {
 
 /// `1/n!` for n = 2..=7: `exp(r) = 1 + r + r²·Σ r^(n-2)/n!`, truncated below 2^-27 for
 /// |r| ≤ ln2/2 (a tenth of the result's ulp).
-const EXP_Q: [f32; 6] = [
-    1.0 / 2.0,
-    1.0 / 6.0,
-    1.0 / 24.0,
-    1.0 / 120.0,
-    1.0 / 720.0,
-    1.0 / 5_040.0,
-];
+const EXP_Q: [f32; 6] = crate::kernels::series::inverse_factorials_f32(2);
 
 /// Horner's rule over `c` (lowest degree first) at `z`.
 #[inline(always)]
