@@ -478,3 +478,61 @@ def test_fft_frequencies_and_shifts_match_strict(n, d, dtype, axes):
         xp.fft.fftfreq(n, device="gpu")
     with pytest.raises(ValueError, match="norm must be one of"):
         xp.fft.fft(xp.astype(x, xp.complex128), norm="none")
+
+
+# -- the former numpy stand-ins, now on ferroiter's ops -------------------------------------------
+_SPECIAL_PARTS = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5, np.inf, -np.inf, np.nan]
+
+
+@st.composite
+def _special_complex(draw):
+    """Complex arrays whose parts include signed zeros, halves, infinities and NaN."""
+    dtype = draw(xps.complex_dtypes())
+    shape = draw(xps.array_shapes(max_dims=2, max_side=6))
+    n = math.prod(shape)
+    parts = st.lists(st.sampled_from(_SPECIAL_PARTS), min_size=n, max_size=n)
+    values = np.empty(n, dtype=dtype)
+    values.real, values.imag = draw(parts), draw(parts)  # not re + 1j * im: 1j * inf has a NaN
+    return xp.asarray(values.reshape(shape))
+
+
+@given(_special_complex())
+def test_complex_unique_round_and_sign_match_strict(x):
+    s = _strict(x)
+    flat, flat_s = xp.reshape(x, (-1,)), strict.reshape(s, (-1,))
+    mine, theirs = xp.unique_all(flat), strict.unique_all(flat_s)
+    for field in ("values", "indices", "inverse_indices", "counts"):
+        _same(getattr(mine, field), getattr(theirs, field))
+    # numpy's unique_inverse sorts unstably, so which NaN gets which number is its choice:
+    # check that the values at the inverse indices rebuild x instead
+    values, inverse = xp.unique_inverse(x)
+    assert inverse.shape == x.shape and inverse.dtype == xp.int64
+    _same(xp.take(values, xp.reshape(inverse, (-1,))), flat, "nosign0")
+    _same(xp.unique_values(x), strict.unique_values(s))
+    _same(xp.round(x), strict.round(s))
+    with np.errstate(all="ignore"):
+        want = strict.sign(s)
+    # the standard fixes 0 and NaN; elsewhere x / |x| (numpy divides as complex numbers, this
+    # namespace divides each part by the real magnitude: they differ only at infinite parts)
+    finite = np.isfinite(np.asarray(x))
+    ours = np.asarray(xp.sign(x))
+    assert ours.dtype == np.asarray(want).dtype and ours.shape == want.shape
+    np.testing.assert_allclose(ours[finite], np.asarray(want)[finite], rtol=1e-6)
+    nan = np.isnan(np.asarray(x))
+    assert np.isnan(ours[nan].real).all() and np.isnan(ours[nan].imag).all()
+
+
+@given(
+    st.complex_numbers(max_magnitude=1e6, allow_nan=False),
+    st.complex_numbers(max_magnitude=1e6, allow_nan=False),
+    st.integers(0, 20),
+    st.sampled_from([xp.float32, xp.float64, xp.complex64, xp.complex128]),
+    st.booleans(),
+)
+def test_linspace_with_complex_ends_matches_numpy(start, stop, num, dtype, endpoint):
+    mine = xp.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
+    with np.errstate(all="ignore"):
+        want = np.linspace(start, stop, num, endpoint=endpoint).astype(dtype)
+    assert mine.dtype == dtype and mine.shape == want.shape
+    scale = max(abs(start), abs(stop), 1.0)
+    np.testing.assert_allclose(np.asarray(mine), want, rtol=1e-5, atol=1e-5 * scale)
