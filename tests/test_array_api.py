@@ -536,3 +536,66 @@ def test_linspace_with_complex_ends_matches_numpy(start, stop, num, dtype, endpo
     assert mine.dtype == dtype and mine.shape == want.shape
     scale = max(abs(start), abs(stop), 1.0)
     np.testing.assert_allclose(np.asarray(mine), want, rtol=1e-5, atol=1e-5 * scale)
+
+
+_C99_FUNCTIONS = {
+    "sqrt": np.sqrt, "expm1": None, "acos": np.arccos, "sinh": np.sinh, "cosh": np.cosh,
+    "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+}  # fmt: skip
+
+
+def _numpy_expm1(z: np.ndarray) -> np.ndarray:
+    """numpy has no complex expm1: exp(z) - 1 on the real part (exp's C99 values)."""
+    e = np.exp(z)
+    out = e - 1
+    out.imag = e.imag
+    return out
+
+
+@pytest.mark.parametrize("name", _C99_FUNCTIONS)
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_special_values_match_numpy_up_to_unspecified_signs(name, dtype):
+    """Every non-finite input of a grid against numpy's C99 values: the same magnitudes and
+    NaNs everywhere (the standard leaves some signs of zero/infinite parts open, where numpy
+    and the table may pick differently); the exact values are checked below."""
+    parts = [0.0, -0.0, 1.0, -1.0, 2.5, -4.0, np.inf, -np.inf, np.nan]
+    z = np.empty(len(parts) ** 2, dtype=dtype)
+    z.real, z.imag = zip(*[(a, b) for a in parts for b in parts], strict=True)
+    z = z[~np.isfinite(z)]
+    mine = getattr(xp, name)(xp.asarray(z))
+    with np.errstate(all="ignore"):
+        numpy_fn = _C99_FUNCTIONS[name] or _numpy_expm1
+        want = numpy_fn(z)
+    assert mine.dtype == dtype and mine.shape == z.shape
+    ours = np.asarray(mine)
+    assert_values(np.abs(ours.real), np.abs(want.real), what="real part ")
+    assert_values(np.abs(ours.imag), np.abs(want.imag), what="imaginary part ")
+
+
+@pytest.mark.parametrize(
+    ("name", "z", "want"),
+    [
+        ("sqrt", complex(-np.inf, 1.0), complex(0.0, np.inf)),
+        ("sqrt", complex(-np.inf, -1.0), complex(0.0, -np.inf)),
+        ("sqrt", complex(np.nan, np.inf), complex(np.inf, np.inf)),
+        ("expm1", complex(-np.inf, 4.0), complex(-1.0, -0.0)),  # +0 * cis(4) - 1: sin(4) < 0
+        ("expm1", complex(np.inf, 0.0), complex(np.inf, 0.0)),
+        ("acos", complex(-np.inf, 1.0), complex(np.pi, -np.inf)),
+        ("acos", complex(np.inf, -np.inf), complex(np.pi / 4, np.inf)),
+        ("sinh", complex(-np.inf, 0.0), complex(-np.inf, 0.0)),
+        ("sinh", complex(np.nan, -0.0), complex(np.nan, -0.0)),
+        ("cosh", complex(-np.inf, 1.0), complex(np.inf * np.cos(1.0), -np.inf)),
+        ("tanh", complex(np.inf, 2.5), complex(1.0, 0.0)),  # numpy: 1 - 0j (0 * sin 5)
+        ("tanh", complex(-np.inf, -2.5), complex(-1.0, -0.0)),
+        ("asinh", complex(1.0, np.inf), complex(np.inf, np.pi / 2)),
+        ("asinh", complex(-np.inf, -np.inf), complex(-np.inf, -np.pi / 4)),
+        ("acosh", complex(-np.inf, 1.0), complex(np.inf, np.pi)),
+        ("acosh", complex(np.inf, -np.inf), complex(np.inf, -np.pi / 4)),
+        ("atanh", complex(-1.0, np.inf), complex(-0.0, np.pi / 2)),
+        ("atanh", complex(np.inf, np.nan), complex(0.0, np.nan)),
+    ],
+)
+def test_complex_special_values_the_standard_lists(name, z, want):
+    for dtype in (np.complex64, np.complex128):
+        got = np.asarray(getattr(xp, name)(xp.asarray(np.array([z], dtype=dtype))))
+        assert_values(got.view(got.real.dtype), np.array([want], dtype=dtype).view(got.real.dtype))

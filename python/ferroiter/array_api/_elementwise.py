@@ -12,10 +12,9 @@ import builtins
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-import numpy as np
-
 import ferroiter as _fi
 
+from ._complex_special import fix_nonfinite
 from ._dtypes import (
     COMPLEX_FLOATING,
     INTEGRAL,
@@ -27,7 +26,7 @@ from ._dtypes import (
     scalar_result_dtype,
 )
 from ._dtypes import bool as bool_dtype
-from ._helpers import cast, from_np, is_array, unwrap, wrap
+from ._helpers import cast, is_array, unwrap, wrap
 
 if TYPE_CHECKING:
     from ._array_object import Array
@@ -65,36 +64,6 @@ def _unary(name: str, x: object) -> Array:
     if fn is None:
         raise NotImplementedError(name)
     return wrap(fn(unwrap(x)))
-
-
-def _fix_nonfinite_complex(a: _fi.Array, out: _fi.Array, np_fn: _NpFn) -> _fi.Array:
-    """``out`` with its elements of non-finite complex ``a`` replaced by ``np_fn``'s C99
-    special values (ferroiter's complex kernels give NaN there); the few such elements only."""
-    if a.dtype not in COMPLEX_FLOATING or a.numel() == 0:
-        return out
-    flat_a = a.reshape((-1,))
-    d = _fi.sub(flat_a, flat_a)
-    bad = _fi.ne(d, d)  # a part is infinite or NaN
-    if not _fi.any(bad).item():
-        return out
-    out = out.contiguous()
-    with np.errstate(all="ignore"):
-        fixed = np.asarray(np_fn(np.asarray(flat_a[bad])), dtype=out.dtype)  # TEMP until elemops
-    out.view((-1,))[bad] = from_np(np.ascontiguousarray(fixed))
-    return out
-
-
-def _complex_expm1(z: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """expm1 at non-finite complex values: exp(z) - 1 on the real part (C99's exp values)."""
-    e = np.exp(z)
-    out = np.empty_like(z)
-    out.real = e.real - 1
-    out.imag = e.imag
-    # +inf with an infinite or NaN imaginary part: inf + NaN j
-    pinf = (z.real == np.inf) & ~np.isfinite(z.imag)
-    out.real[pinf] = np.inf
-    out.imag[pinf] = np.nan
-    return out
 
 
 def _binary(name: str, x1: object, x2: object) -> Array:
@@ -268,7 +237,7 @@ def expm1(x: Array, /) -> Array:
     if a.dtype in COMPLEX_FLOATING:
         # expm1(+-0 + 0j) is +0 + 0j (adding +0 turns a -0 real part into +0)
         out = _fi.where(_fi.eq(a, 0), _fi.add(a, 0), out)
-    return wrap(_fix_nonfinite_complex(a, out, _complex_expm1))
+    return wrap(fix_nonfinite("expm1", a, out))
 
 
 def log(x: Array, /) -> Array:
@@ -289,7 +258,7 @@ def log10(x: Array, /) -> Array:
 
 def sqrt(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("sqrt", a)._a, np.sqrt))
+    return wrap(fix_nonfinite("sqrt", a, _unary("sqrt", a)._a))
 
 
 def square(x: Array, /) -> Array:
@@ -314,7 +283,7 @@ def asin(x: Array, /) -> Array:
 
 def acos(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("acos", a)._a, np.arccos))
+    return wrap(fix_nonfinite("acos", a, _unary("acos", a)._a))
 
 
 def atan(x: Array, /) -> Array:
@@ -323,43 +292,36 @@ def atan(x: Array, /) -> Array:
 
 def sinh(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("sinh", a)._a, np.sinh))
+    return wrap(fix_nonfinite("sinh", a, _unary("sinh", a)._a))
 
 
 def cosh(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("cosh", a)._a, np.cosh))
+    return wrap(fix_nonfinite("cosh", a, _unary("cosh", a)._a))
 
 
 def tanh(x: Array, /) -> Array:
     a = unwrap(x)
     out = _unary("tanh", a)._a
     if a.dtype in COMPLEX_FLOATING:
-        # tanh(NaN + 0j) is NaN + 0j: a NaN real part with a zero imaginary part
-        out = _fix_nonfinite_complex(a, out, np.tanh)
-        # tanh(+-inf + yj) for finite y is +-1 + 0j with the sign of y on the zero (C99's
-        # 0 * sin(2y) takes the sign of sin(2y) instead)
-        re, im = _fi.real(a), _fi.imag(a)
-        inf_re = _fi.logical_and(_fi.isinf(re), _fi.isfinite(im))
-        if _fi.any(inf_re).item():
-            limit = _complex_from(_fi.copysign(_fi.ones_like(re), re), _fi.mul(im, 0.0), a.dtype)
-            out = _fi.where(inf_re, limit, out)
+        # tanh(NaN + 0j) is NaN + 0j; tanh(+-inf + yj) is +-1 + 0j with y's sign on the zero
+        out = fix_nonfinite("tanh", a, out)
     return wrap(out)
 
 
 def asinh(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("asinh", a)._a, np.arcsinh))
+    return wrap(fix_nonfinite("asinh", a, _unary("asinh", a)._a))
 
 
 def acosh(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("acosh", a)._a, np.arccosh))
+    return wrap(fix_nonfinite("acosh", a, _unary("acosh", a)._a))
 
 
 def atanh(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("atanh", a)._a, np.arctanh))
+    return wrap(fix_nonfinite("atanh", a, _unary("atanh", a)._a))
 
 
 def floor(x: Array, /) -> Array:
