@@ -8,6 +8,7 @@ see README's "Array API" section for its pass rate.
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -233,3 +234,379 @@ def test_functions_take_plain_ferroiter_arrays():
     assert type(out) is xp.Array and np.asarray(out).tolist() == [[4.0, 3.0], [3.0, 7.0]]
     assert np.asarray(xp.max(a, axis=0)).tolist() == [3.0, 5.0]
     assert np.asarray(xp.where(xp.greater(a, 2.0), a, 0.0)).tolist() == [[3.0, 0.0], [0.0, 5.0]]
+
+
+# -- the linalg and fft extensions ----------------------------------------------------------------
+#: relative tolerance of a decomposition's values by dtype (LAPACK in float32 loses more)
+_LINALG_RTOL = {"float32": 2e-3, "complex64": 2e-3, "float64": 1e-9, "complex128": 1e-9}
+
+
+def _near(mine, theirs, rtol: float | None = None) -> None:
+    """Same dtype and shape as array-api-strict's result, values within ``rtol`` (relative to the
+    largest magnitude, so tiny entries of a cancelling sum do not count)."""
+    assert mine.dtype == _strict_dtype(theirs), f"dtype {mine.dtype} != {theirs.dtype}"
+    assert tuple(mine.shape) == tuple(theirs.shape)
+    ours, want = np.asarray(mine), np.asarray(theirs)
+    tol = _LINALG_RTOL[str(ours.dtype)] if rtol is None else rtol
+    scale = float(np.max(np.abs(want), initial=1.0))
+    np.testing.assert_allclose(ours, want, rtol=tol, atol=tol * scale)
+
+
+def _bounded(dtype, bound: float):
+    """Finite elements of ``dtype`` within ``bound`` in magnitude (complex ones too)."""
+    if dtype in (xp.complex64, xp.complex128):
+        width = 64 if dtype == xp.complex64 else 128
+        return st.complex_numbers(
+            max_magnitude=bound, allow_nan=False, allow_infinity=False, width=width
+        )
+    return {"min_value": -bound, "max_value": bound, "allow_nan": False}
+
+
+def _stack_of_matrices(dtypes=None, square: bool = True, min_side: int = 1):
+    """Stacks of small matrices with entries in [-1, 1] (float and complex)."""
+
+    @st.composite
+    def draw(draw):
+        stack = draw(st.sampled_from([(), (2,), (2, 1)]))
+        m = draw(st.integers(min_side, 4))
+        n = m if square else draw(st.integers(min_side, 4))
+        dtype = draw(dtypes if dtypes is not None else xps.floating_dtypes())
+        return draw(xps.arrays(dtype, (*stack, m, n), elements=_bounded(dtype, 1)))
+
+    return draw()
+
+
+def _well_conditioned(x):
+    """``x`` plus ``n + 1`` times the identity: diagonally dominant, so invertible."""
+    n = x.shape[-1]
+    return x + (n + 1) * xp.eye(n, dtype=x.dtype)
+
+
+def _hermitian_positive(x):
+    """``x @ x^H + n I``: Hermitian positive definite."""
+    xh = xp.conj(xp.matrix_transpose(x))
+    return xp.matmul(x, xh) + x.shape[-1] * xp.eye(x.shape[-1], dtype=x.dtype)
+
+
+@settings(max_examples=scaled(40))
+@given(_stack_of_matrices())
+def test_linalg_square_functions_match_strict(x):
+    a = _well_conditioned(x)
+    s = _strict(a)
+    _near(xp.linalg.det(a), strict.linalg.det(s))
+    _near(xp.linalg.inv(a), strict.linalg.inv(s))
+    _near(xp.linalg.matrix_power(a, 3), strict.linalg.matrix_power(s, 3))
+    _near(xp.linalg.matrix_power(a, -2), strict.linalg.matrix_power(s, -2))
+    sign, logabsdet = xp.linalg.slogdet(a)
+    theirs = strict.linalg.slogdet(s)
+    _near(sign, theirs.sign)
+    _near(logabsdet, theirs.logabsdet)
+    b = xp.ones(a.shape[-1], dtype=a.dtype)
+    _near(xp.linalg.solve(a, b), strict.linalg.solve(s, _strict(b)))
+    bs = xp.ones((*a.shape[:-1], 2), dtype=a.dtype)
+    _near(xp.linalg.solve(a, bs), strict.linalg.solve(s, _strict(bs)))
+
+
+@settings(max_examples=scaled(40))
+@given(_stack_of_matrices())
+def test_linalg_hermitian_decompositions_match_strict(x):
+    a = _hermitian_positive(x)
+    s = _strict(a)
+    _near(xp.linalg.cholesky(a), strict.linalg.cholesky(s))
+    _near(xp.linalg.cholesky(a, upper=True), strict.linalg.cholesky(s, upper=True))
+    res = xp.linalg.eigh(a)
+    assert type(res).__name__ == "EighResult" and res._fields == ("eigenvalues", "eigenvectors")
+    theirs = strict.linalg.eigh(s)
+    _near(res.eigenvalues, theirs.eigenvalues)
+    _near(xp.linalg.eigvalsh(a), strict.linalg.eigvalsh(s))
+    # eigenvectors are unique up to a phase: check a v = v diag(w) instead
+    v, w = np.asarray(res.eigenvectors), np.asarray(res.eigenvalues)
+    assert res.eigenvectors.dtype == a.dtype
+    tol = _LINALG_RTOL[str(a.dtype)] * 10
+    np.testing.assert_allclose(np.asarray(a) @ v, v * w[..., None, :], atol=tol * a.shape[-1])
+
+
+@settings(max_examples=scaled(40))
+@given(_stack_of_matrices(square=False), st.booleans())
+def test_linalg_svd_qr_and_friends_match_strict(x, full):
+    s = _strict(x)
+    u, sv, vh = xp.linalg.svd(x, full_matrices=full)
+    theirs = strict.linalg.svd(s, full_matrices=full)
+    assert xp.linalg.svd(x)._fields == ("U", "S", "Vh")
+    _near(sv, theirs.S)
+    for mine, want in zip((u, vh), (theirs.U, theirs.Vh), strict=True):
+        assert mine.dtype == _strict_dtype(want) and mine.shape == want.shape
+    k = min(x.shape[-2:])
+    rebuilt = (np.asarray(u)[..., :, :k] * np.asarray(sv)[..., None, :]) @ np.asarray(vh)[
+        ..., :k, :
+    ]
+    np.testing.assert_allclose(rebuilt, np.asarray(x), atol=_LINALG_RTOL[str(x.dtype)] * 10)
+    _near(xp.linalg.svdvals(x), strict.linalg.svdvals(s))
+    for mode in ("reduced", "complete"):
+        q, r = xp.linalg.qr(x, mode=mode)
+        want_q, want_r = strict.linalg.qr(s, mode=mode)
+        _near(q, want_q)
+        _near(r, want_r)
+    _near(xp.linalg.pinv(x), strict.linalg.pinv(s))
+    _same(xp.linalg.matrix_rank(x), strict.linalg.matrix_rank(s))
+    for ord in ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
+        for keepdims in (False, True):
+            _near(
+                xp.linalg.matrix_norm(x, ord=ord, keepdims=keepdims),
+                strict.linalg.matrix_norm(s, ord=ord, keepdims=keepdims),
+            )
+
+
+@given(
+    xps.floating_dtypes().flatmap(
+        lambda dt: xps.arrays(dt, xps.array_shapes(max_dims=3), elements=_bounded(dt, 1e3))
+    ),
+    st.sampled_from([2, 1, 0, -1, -2, 3, 0.5, np.inf, -np.inf]),
+    st.booleans(),
+    st.data(),
+)
+def test_linalg_vector_norm_matches_strict(x, ord, keepdims, data):
+    axis = data.draw(
+        st.none() | (st.integers(-x.ndim, x.ndim - 1) if x.ndim else st.none()), label="axis"
+    )
+    with np.errstate(all="ignore"):
+        theirs = strict.linalg.vector_norm(_strict(x), axis=axis, keepdims=keepdims, ord=ord)
+    mine = xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+    assert mine.dtype == _strict_dtype(theirs) and mine.shape == theirs.shape
+    np.testing.assert_allclose(np.asarray(mine), np.asarray(theirs), rtol=1e-4)
+
+
+@given(
+    xps.arrays(xps.numeric_dtypes(), xps.array_shapes(min_dims=2, max_dims=3, max_side=5)),
+    st.integers(-6, 6),
+)
+def test_linalg_diagonal_and_trace_match_strict(x, offset):
+    s = _strict(x)
+    _same(xp.linalg.diagonal(x, offset=offset), strict.linalg.diagonal(s, offset=offset))
+    if x.dtype in (xp.float32, xp.float64, xp.complex64, xp.complex128):
+        _near(xp.linalg.trace(x, offset=offset), strict.linalg.trace(s, offset=offset), 1e-5)
+    elif x.dtype != xp.uint8:  # uint8 traces: int64 here, uint64 in strict (no uint64 here)
+        _same(xp.linalg.trace(x, offset=offset), strict.linalg.trace(s, offset=offset))
+
+
+@given(promotable_pair(("integral", "real floating", "complex floating")), st.data())
+def test_linalg_outer_and_cross_match_strict(pair, data):
+    x1, x2 = (xp.reshape(v, (-1,)) for v in pair)
+    with np.errstate(all="ignore"):  # numpy warns on the inf * 0 its product meets
+        theirs = strict.linalg.outer(_strict(x1), _strict(x2))
+    _same(xp.linalg.outer(x1, x2), theirs, "nosign0")
+    shape = data.draw(st.sampled_from([(3,), (2, 3), (3, 2)]), label="shape")
+    axis = -1 if shape[-1] == 3 else -2
+    values = xp.reshape(xp.arange(math.prod(shape)), shape)
+    a, b = xp.astype(values, x1.dtype), xp.astype(xp.flip(values), x2.dtype)
+    _same(
+        xp.linalg.cross(a, b, axis=axis),
+        strict.linalg.cross(_strict(a), _strict(b), axis=axis),
+        "nosign0",
+    )
+    with pytest.raises(ValueError, match="size 3"):
+        xp.linalg.cross(xp.ones((2,)), xp.ones((2,)))
+
+
+def test_linalg_main_namespace_functions_are_shared():
+    for name in ("matmul", "matrix_transpose", "tensordot", "vecdot"):
+        assert getattr(xp.linalg, name) is getattr(xp, name)
+    assert xp.linalg.det(xp.ones((0, 3, 3))).shape == (0,)
+
+
+_FFT_1D = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
+_FFT_ND = ["fftn", "ifftn", "rfftn", "irfftn"]
+_FFT_RTOL = {"float32": 1e-4, "complex64": 1e-4, "float64": 1e-10, "complex128": 1e-10}
+
+
+def _fft_input(name: str):
+    real = name in ("rfft", "ihfft", "rfftn")
+    dtypes = st.sampled_from([xp.float32, xp.float64]) if real else xps.complex_dtypes()
+    return dtypes.flatmap(
+        lambda dt: xps.arrays(
+            dt,
+            xps.array_shapes(min_dims=1, max_dims=3, min_side=2, max_side=6),
+            elements=_bounded(dt, 10),
+        )
+    )
+
+
+@st.composite
+def _fft_case(draw):
+    name = draw(st.sampled_from(_FFT_1D + _FFT_ND))
+    x = draw(_fft_input(name))
+    norm = draw(st.sampled_from(["backward", "ortho", "forward"]))
+    if name in _FFT_1D:
+        axis = draw(st.integers(-x.ndim, x.ndim - 1))
+        n = draw(st.none() | st.integers(2, 8))
+        return name, x, {"n": n, "axis": axis, "norm": norm}
+    axes = draw(st.none() | st.lists(st.integers(0, x.ndim - 1), min_size=1, unique=True))
+    s = None if axes is None else draw(st.none() | st.tuples(*[st.integers(2, 7)] * len(axes)))
+    return name, x, {"s": s, "axes": axes, "norm": norm}
+
+
+@settings(max_examples=scaled(80))
+@given(_fft_case())
+def test_fft_transforms_match_strict(case):
+    name, x, kwargs = case
+    mine = getattr(xp.fft, name)(x, **kwargs)
+    theirs = getattr(strict.fft, name)(_strict(x), **kwargs)
+    want = np.asarray(theirs)
+    assert mine.dtype == _strict_dtype(theirs) and mine.shape == theirs.shape
+    scale = float(np.max(np.abs(want), initial=1.0))
+    tol = _FFT_RTOL[str(want.dtype)]
+    np.testing.assert_allclose(np.asarray(mine), want, rtol=tol, atol=tol * scale)
+
+
+@given(
+    st.integers(1, 40),
+    st.floats(0.1, 5),
+    st.sampled_from([None, xp.float32, xp.float64]),
+    st.sampled_from([-2, -1, 0, 1, (0, 1), None]),
+)
+def test_fft_frequencies_and_shifts_match_strict(n, d, dtype, axes):
+    for name in ("fftfreq", "rfftfreq"):
+        mine = getattr(xp.fft, name)(n, d=d, dtype=dtype, device="cpu")
+        theirs = getattr(strict.fft, name)(
+            n, d=d, dtype=None if dtype is None else getattr(strict, str(dtype))
+        )
+        _near(mine, theirs, 1e-6)
+    x = xp.reshape(xp.arange(n * 3, dtype=xp.float64), (3, n))
+    for name in ("fftshift", "ifftshift"):
+        _same(getattr(xp.fft, name)(x, axes=axes), getattr(strict.fft, name)(_strict(x), axes=axes))
+    with pytest.raises(ValueError, match="unsupported device"):
+        xp.fft.fftfreq(n, device="gpu")
+    with pytest.raises(ValueError, match="norm must be one of"):
+        xp.fft.fft(xp.astype(x, xp.complex128), norm="none")
+
+
+# -- the former numpy stand-ins, now on ferroiter's ops -------------------------------------------
+_SPECIAL_PARTS = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5, np.inf, -np.inf, np.nan]
+
+
+@st.composite
+def _special_complex(draw):
+    """Complex arrays whose parts include signed zeros, halves, infinities and NaN."""
+    dtype = draw(xps.complex_dtypes())
+    shape = draw(xps.array_shapes(max_dims=2, max_side=6))
+    n = math.prod(shape)
+    parts = st.lists(st.sampled_from(_SPECIAL_PARTS), min_size=n, max_size=n)
+    values = np.empty(n, dtype=dtype)
+    values.real, values.imag = draw(parts), draw(parts)  # not re + 1j * im: 1j * inf has a NaN
+    return xp.asarray(values.reshape(shape))
+
+
+@settings(max_examples=scaled(40))
+@given(_special_complex())
+def test_complex_unique_round_and_sign_match_strict(x):
+    s = _strict(x)
+    flat, flat_s = xp.reshape(x, (-1,)), strict.reshape(s, (-1,))
+    mine, theirs = xp.unique_all(flat), strict.unique_all(flat_s)
+    nd = np.asarray(flat)
+    nan = np.isnan(nd)
+    if not nan.any():
+        for field in ("values", "indices", "inverse_indices", "counts"):
+            _same(getattr(mine, field), getattr(theirs, field), "nosign0")
+    else:
+        # where NaNs sit among themselves (and which signed zero goes first) is the sort's
+        # choice: check the counts of values and each field's meaning instead
+        assert mine.values.shape == theirs.values.shape
+        assert int(np.asarray(mine.counts)[np.isnan(np.asarray(mine.values))].sum()) == nan.sum()
+        _same(xp.take(flat, mine.indices), mine.values, "nosign0")
+        assert int(xp.sum(mine.counts)) == nd.size
+    # numpy's unique_inverse sorts unstably, so which NaN gets which number is its choice:
+    # check that the values at the inverse indices rebuild x instead
+    values, inverse = xp.unique_inverse(x)
+    assert inverse.shape == x.shape and inverse.dtype == xp.int64
+    _same(xp.take(values, xp.reshape(inverse, (-1,))), flat, "nosign0")
+    _same(xp.unique_values(x), strict.unique_values(s), "nosign0")  # NaNs: see above
+    _same(xp.round(x), strict.round(s))
+    with np.errstate(all="ignore"):
+        want = strict.sign(s)
+    # the standard fixes 0 and NaN; elsewhere x / |x| (numpy divides as complex numbers, this
+    # namespace divides each part by the real magnitude: they differ only at infinite parts)
+    finite = np.isfinite(np.asarray(x))
+    ours = np.asarray(xp.sign(x))
+    assert ours.dtype == np.asarray(want).dtype and ours.shape == want.shape
+    np.testing.assert_allclose(ours[finite], np.asarray(want)[finite], rtol=1e-6)
+    nan = np.isnan(np.asarray(x))
+    assert np.isnan(ours[nan].real).all() and np.isnan(ours[nan].imag).all()
+
+
+@given(
+    st.complex_numbers(max_magnitude=1e6, allow_nan=False),
+    st.complex_numbers(max_magnitude=1e6, allow_nan=False),
+    st.integers(0, 20),
+    st.sampled_from([xp.float32, xp.float64, xp.complex64, xp.complex128]),
+    st.booleans(),
+)
+def test_linspace_with_complex_ends_matches_numpy(start, stop, num, dtype, endpoint):
+    mine = xp.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
+    with np.errstate(all="ignore"):
+        want = np.linspace(start, stop, num, endpoint=endpoint).astype(dtype)
+    assert mine.dtype == dtype and mine.shape == want.shape
+    scale = max(abs(start), abs(stop), 1.0)
+    np.testing.assert_allclose(np.asarray(mine), want, rtol=1e-5, atol=1e-5 * scale)
+
+
+_C99_FUNCTIONS = {
+    "sqrt": np.sqrt, "expm1": None, "acos": np.arccos, "sinh": np.sinh, "cosh": np.cosh,
+    "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+}  # fmt: skip
+
+
+def _numpy_expm1(z: np.ndarray) -> np.ndarray:
+    """numpy has no complex expm1: exp(z) - 1 on the real part (exp's C99 values)."""
+    e = np.exp(z)
+    out = e - 1
+    out.imag = e.imag
+    return out
+
+
+@pytest.mark.parametrize("name", _C99_FUNCTIONS)
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_special_values_match_numpy_up_to_unspecified_signs(name, dtype):
+    """Every non-finite input of a grid against numpy's C99 values: the same magnitudes and
+    NaNs everywhere (the standard leaves some signs of zero/infinite parts open, where numpy
+    and the table may pick differently); the exact values are checked below."""
+    parts = [0.0, -0.0, 1.0, -1.0, 2.5, -4.0, np.inf, -np.inf, np.nan]
+    z = np.empty(len(parts) ** 2, dtype=dtype)
+    z.real, z.imag = zip(*[(a, b) for a in parts for b in parts], strict=True)
+    z = z[~np.isfinite(z)]
+    mine = getattr(xp, name)(xp.asarray(z))
+    with np.errstate(all="ignore"):
+        numpy_fn = _C99_FUNCTIONS[name] or _numpy_expm1
+        want = numpy_fn(z)
+    assert mine.dtype == dtype and mine.shape == z.shape
+    ours = np.asarray(mine)
+    assert_values(np.abs(ours.real), np.abs(want.real), what="real part ")
+    assert_values(np.abs(ours.imag), np.abs(want.imag), what="imaginary part ")
+
+
+@pytest.mark.parametrize(
+    ("name", "z", "want"),
+    [
+        ("sqrt", complex(-np.inf, 1.0), complex(0.0, np.inf)),
+        ("sqrt", complex(-np.inf, -1.0), complex(0.0, -np.inf)),
+        ("sqrt", complex(np.nan, np.inf), complex(np.inf, np.inf)),
+        ("expm1", complex(-np.inf, 4.0), complex(-1.0, -0.0)),  # +0 * cis(4) - 1: sin(4) < 0
+        ("expm1", complex(np.inf, 0.0), complex(np.inf, 0.0)),
+        ("acos", complex(-np.inf, 1.0), complex(np.pi, -np.inf)),
+        ("acos", complex(np.inf, -np.inf), complex(np.pi / 4, np.inf)),
+        ("sinh", complex(-np.inf, 0.0), complex(-np.inf, 0.0)),
+        ("sinh", complex(np.nan, -0.0), complex(np.nan, -0.0)),
+        ("cosh", complex(-np.inf, 1.0), complex(np.inf * np.cos(1.0), -np.inf)),
+        ("tanh", complex(np.inf, 2.5), complex(1.0, 0.0)),  # numpy: 1 - 0j (0 * sin 5)
+        ("tanh", complex(-np.inf, -2.5), complex(-1.0, -0.0)),
+        ("asinh", complex(1.0, np.inf), complex(np.inf, np.pi / 2)),
+        ("asinh", complex(-np.inf, -np.inf), complex(-np.inf, -np.pi / 4)),
+        ("acosh", complex(-np.inf, 1.0), complex(np.inf, np.pi)),
+        ("acosh", complex(np.inf, -np.inf), complex(np.inf, -np.pi / 4)),
+        ("atanh", complex(-1.0, np.inf), complex(-0.0, np.pi / 2)),
+        ("atanh", complex(np.inf, np.nan), complex(0.0, np.nan)),
+    ],
+)
+def test_complex_special_values_the_standard_lists(name, z, want):
+    for dtype in (np.complex64, np.complex128):
+        got = np.asarray(getattr(xp, name)(xp.asarray(np.array([z], dtype=dtype))))
+        assert_values(got.view(got.real.dtype), np.array([want], dtype=dtype).view(got.real.dtype))

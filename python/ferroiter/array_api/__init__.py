@@ -6,7 +6,9 @@ top-level ``ferroiter`` API: the standard's type promotion (0-d arrays promote l
 array, Python scalars take the array's dtype), ``axis``/``keepdims`` names, default dtypes
 int64/float64/complex128, and the standard's special-case values. The work itself runs on
 ferroiter's ops; every function takes this namespace's :class:`Array` or a plain
-``ferroiter.Array``.
+``ferroiter.Array``. The ``linalg`` and ``fft`` extensions are the submodules of the same
+names (their decompositions and transforms compute in numpy on a zero-copy view: see their
+docstrings).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import math
 import sys
 import types
 
+from . import fft, linalg
 from ._array_object import Array
 from ._creation import (
     arange,
@@ -188,10 +191,10 @@ __all__ = [
     "bool", "broadcast_arrays", "broadcast_to", "can_cast", "ceil", "clip", "complex64",
     "complex128", "concat", "conj", "copysign", "cos", "cosh", "count_nonzero",
     "cumulative_prod", "cumulative_sum", "diff", "divide", "e", "empty", "empty_like",
-    "equal", "exp", "expand_dims", "expm1", "eye", "finfo", "flip", "float32", "float64",
+    "equal", "exp", "expand_dims", "expm1", "eye", "fft", "finfo", "flip", "float32", "float64",
     "floor", "floor_divide", "from_dlpack", "full", "full_like", "greater", "greater_equal",
     "hypot", "iinfo", "imag", "inf", "int8", "int16", "int32", "int64", "isdtype", "isfinite",
-    "isinf", "isnan", "less", "less_equal", "linspace", "log", "log1p", "log2", "log10",
+    "isinf", "isnan", "less", "less_equal", "linalg", "linspace", "log", "log1p", "log2", "log10",
     "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "matmul",
     "matrix_transpose", "max", "maximum", "mean", "meshgrid", "min", "minimum", "moveaxis",
     "multiply", "nan", "negative", "newaxis", "nextafter", "nonzero", "not_equal", "ones",

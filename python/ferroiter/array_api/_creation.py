@@ -235,10 +235,9 @@ def linspace(
     dt = _dtype_or(dtype, DEFAULT_COMPLEX if is_complex else DEFAULT_FLOAT)
     if is_complex and dt not in COMPLEX_FLOATING:
         # complex ends with a real dtype: the standard leaves it open; numpy drops the
-        # imaginary parts, torch's linspace refuses
-        nd = np.linspace(start, stop, num, endpoint=endpoint)  # TEMP until structops
-        return wrap(from_np(nd.astype(dt)))
-    if not isinstance(start, complex) and not isinstance(stop, complex):
+        # imaginary parts (torch's linspace refuses), so the real parts are the ends
+        start, stop = complex(start).real, complex(stop).real
+    elif not isinstance(start, complex) and not isinstance(stop, complex):
         start, stop = float(start), float(stop)  # ints past int64 are still real numbers
     if endpoint:
         return wrap(_fi.linspace(start, stop, num, dtype=dt))

@@ -12,10 +12,9 @@ import builtins
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-import numpy as np
-
 import ferroiter as _fi
 
+from ._complex_special import fix_nonfinite
 from ._dtypes import (
     COMPLEX_FLOATING,
     INTEGRAL,
@@ -27,7 +26,7 @@ from ._dtypes import (
     scalar_result_dtype,
 )
 from ._dtypes import bool as bool_dtype
-from ._helpers import cast, from_np, is_array, np_view, unwrap, wrap
+from ._helpers import cast, is_array, unwrap, wrap
 
 if TYPE_CHECKING:
     from ._array_object import Array
@@ -59,83 +58,38 @@ def _fi_fn(name: str) -> Callable[..., _fi.Array] | None:
     return fn
 
 
-def _unary(name: str, np_fn: _NpFn | None, x: object) -> Array:
-    """ferroiter's ``name`` on ``x``; numpy's ``np_fn`` on a view while ferroiter lacks it."""
-    a = unwrap(x)
+def _unary(name: str, x: object) -> Array:
+    """ferroiter's ``name`` on ``x``."""
     fn = _fi_fn(name)
-    if fn is not None:
-        try:
-            return wrap(fn(a))
-        except (TypeError, RuntimeError, ValueError):
-            if np_fn is None or a.dtype not in COMPLEX_FLOATING:
-                raise
-    if np_fn is None:
+    if fn is None:
         raise NotImplementedError(name)
-    with np.errstate(all="ignore"):
-        return wrap(from_np(np_fn(np_view(a))))  # TEMP until elemops
+    return wrap(fn(unwrap(x)))
 
 
-def _fix_nonfinite_complex(a: _fi.Array, out: _fi.Array, np_fn: _NpFn) -> _fi.Array:
-    """``out`` with its elements of non-finite complex ``a`` replaced by ``np_fn``'s C99
-    special values (ferroiter's complex kernels give NaN there); the few such elements only."""
-    if a.dtype not in COMPLEX_FLOATING or a.numel() == 0:
-        return out
-    flat_a = a.reshape((-1,))
-    d = _fi.sub(flat_a, flat_a)
-    bad = _fi.ne(d, d)  # a part is infinite or NaN
-    if not _fi.any(bad).item():
-        return out
-    out = out.contiguous()
-    with np.errstate(all="ignore"):
-        fixed = np.asarray(np_fn(np.asarray(flat_a[bad])), dtype=out.dtype)  # TEMP until elemops
-    out.view((-1,))[bad] = from_np(np.ascontiguousarray(fixed))
-    return out
-
-
-def _complex_expm1(z: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """expm1 at non-finite complex values: exp(z) - 1 on the real part (C99's exp values)."""
-    e = np.exp(z)
-    out = np.empty_like(z)
-    out.real = e.real - 1
-    out.imag = e.imag
-    # +inf with an infinite or NaN imaginary part: inf + NaN j
-    pinf = (z.real == np.inf) & ~np.isfinite(z.imag)
-    out.real[pinf] = np.inf
-    out.imag[pinf] = np.nan
-    return out
-
-
-def _binary(name: str, np_fn: _NpFn | None, x1: object, x2: object) -> Array:
-    """ferroiter's ``name`` on the promoted operands (numpy's ``np_fn`` until ferroiter has it)."""
-    a, b, dt = operands(x1, x2)
+def _binary(name: str, x1: object, x2: object) -> Array:
+    """ferroiter's ``name`` on the operands promoted by the standard's rules."""
+    a, b, _ = operands(x1, x2)
     fn = _fi_fn(name)
-    if fn is not None:
-        try:
-            return wrap(fn(a, b))
-        except (TypeError, RuntimeError, ValueError):
-            if np_fn is None or dt not in COMPLEX_FLOATING:
-                raise
-    if np_fn is None:
+    if fn is None:
         raise NotImplementedError(name)
-    with np.errstate(all="ignore"):
-        return wrap(from_np(np_fn(np_view(a), np_view(b))))  # TEMP until elemops
+    return wrap(fn(a, b))
 
 
 # -- arithmetic ---------------------------------------------------------------------------------
 def add(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("add", np.add, x1, x2)
+    return _binary("add", x1, x2)
 
 
 def subtract(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("sub", np.subtract, x1, x2)
+    return _binary("sub", x1, x2)
 
 
 def multiply(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("mul", np.multiply, x1, x2)
+    return _binary("mul", x1, x2)
 
 
 def divide(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("div", np.divide, x1, x2)
+    return _binary("div", x1, x2)
 
 
 def _is_inf(a: _fi.Array) -> _fi.Array:
@@ -164,109 +118,109 @@ def remainder(x1: _Operand, x2: _Operand, /) -> Array:
 
 
 def pow(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("pow", np.power, x1, x2)
+    return _binary("pow", x1, x2)
 
 
 def maximum(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("maximum", np.maximum, x1, x2)
+    return _binary("maximum", x1, x2)
 
 
 def minimum(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("minimum", np.minimum, x1, x2)
+    return _binary("minimum", x1, x2)
 
 
 def atan2(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("atan2", None, x1, x2)
+    return _binary("atan2", x1, x2)
 
 
 def hypot(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("hypot", None, x1, x2)
+    return _binary("hypot", x1, x2)
 
 
 def copysign(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("copysign", None, x1, x2)
+    return _binary("copysign", x1, x2)
 
 
 def nextafter(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("nextafter", None, x1, x2)
+    return _binary("nextafter", x1, x2)
 
 
 def logaddexp(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("logaddexp", None, x1, x2)
+    return _binary("logaddexp", x1, x2)
 
 
 # -- comparison and logic -------------------------------------------------------------------------
 def equal(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("eq", np.equal, x1, x2)
+    return _binary("eq", x1, x2)
 
 
 def not_equal(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("ne", np.not_equal, x1, x2)
+    return _binary("ne", x1, x2)
 
 
 def less(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("lt", np.less, x1, x2)
+    return _binary("lt", x1, x2)
 
 
 def less_equal(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("le", np.less_equal, x1, x2)
+    return _binary("le", x1, x2)
 
 
 def greater(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("gt", np.greater, x1, x2)
+    return _binary("gt", x1, x2)
 
 
 def greater_equal(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("ge", np.greater_equal, x1, x2)
+    return _binary("ge", x1, x2)
 
 
 def logical_and(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("logical_and", None, x1, x2)
+    return _binary("logical_and", x1, x2)
 
 
 def logical_or(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("logical_or", None, x1, x2)
+    return _binary("logical_or", x1, x2)
 
 
 def logical_xor(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("logical_xor", None, x1, x2)
+    return _binary("logical_xor", x1, x2)
 
 
 def logical_not(x: Array, /) -> Array:
-    return _unary("logical_not", None, x)
+    return _unary("logical_not", x)
 
 
 def bitwise_and(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("bitwise_and", None, x1, x2)
+    return _binary("bitwise_and", x1, x2)
 
 
 def bitwise_or(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("bitwise_or", None, x1, x2)
+    return _binary("bitwise_or", x1, x2)
 
 
 def bitwise_xor(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("bitwise_xor", None, x1, x2)
+    return _binary("bitwise_xor", x1, x2)
 
 
 def bitwise_invert(x: Array, /) -> Array:
-    return _unary("bitwise_not", None, x)
+    return _unary("bitwise_not", x)
 
 
 def bitwise_left_shift(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("bitwise_left_shift", None, x1, x2)
+    return _binary("bitwise_left_shift", x1, x2)
 
 
 def bitwise_right_shift(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("bitwise_right_shift", None, x1, x2)
+    return _binary("bitwise_right_shift", x1, x2)
 
 
 # -- unary ----------------------------------------------------------------------------------------
 def abs(x: Array, /) -> Array:
-    return _unary("abs", np.abs, x)
+    return _unary("abs", x)
 
 
 def negative(x: Array, /) -> Array:
-    return _unary("neg", np.negative, x)
+    return _unary("neg", x)
 
 
 def positive(x: Array, /) -> Array:
@@ -274,128 +228,150 @@ def positive(x: Array, /) -> Array:
 
 
 def exp(x: Array, /) -> Array:
-    return _unary("exp", np.exp, x)
+    return _unary("exp", x)
 
 
 def expm1(x: Array, /) -> Array:
     a = unwrap(x)
-    out = _unary("expm1", np.expm1, a)._a
+    out = _unary("expm1", a)._a
     if a.dtype in COMPLEX_FLOATING:
         # expm1(+-0 + 0j) is +0 + 0j (adding +0 turns a -0 real part into +0)
         out = _fi.where(_fi.eq(a, 0), _fi.add(a, 0), out)
-    return wrap(_fix_nonfinite_complex(a, out, _complex_expm1))
+    return wrap(fix_nonfinite("expm1", a, out))
 
 
 def log(x: Array, /) -> Array:
-    return _unary("log", np.log, x)
+    return _unary("log", x)
 
 
 def log1p(x: Array, /) -> Array:
-    return _unary("log1p", np.log1p, x)
+    return _unary("log1p", x)
 
 
 def log2(x: Array, /) -> Array:
-    return _unary("log2", None, x)
+    return _unary("log2", x)
 
 
 def log10(x: Array, /) -> Array:
-    return _unary("log10", None, x)
+    return _unary("log10", x)
 
 
 def sqrt(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("sqrt", np.sqrt, a)._a, np.sqrt))
+    return wrap(fix_nonfinite("sqrt", a, _unary("sqrt", a)._a))
 
 
 def square(x: Array, /) -> Array:
-    return _unary("square", None, x)
+    return _unary("square", x)
 
 
 def sin(x: Array, /) -> Array:
-    return _unary("sin", np.sin, x)
+    return _unary("sin", x)
 
 
 def cos(x: Array, /) -> Array:
-    return _unary("cos", np.cos, x)
+    return _unary("cos", x)
 
 
 def tan(x: Array, /) -> Array:
-    return _unary("tan", None, x)
+    return _unary("tan", x)
 
 
 def asin(x: Array, /) -> Array:
-    return _unary("asin", None, x)
+    return _unary("asin", x)
 
 
 def acos(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("acos", None, a)._a, np.arccos))
+    return wrap(fix_nonfinite("acos", a, _unary("acos", a)._a))
 
 
 def atan(x: Array, /) -> Array:
-    return _unary("atan", None, x)
+    return _unary("atan", x)
 
 
 def sinh(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("sinh", None, a)._a, np.sinh))
+    return wrap(fix_nonfinite("sinh", a, _unary("sinh", a)._a))
 
 
 def cosh(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("cosh", None, a)._a, np.cosh))
+    return wrap(fix_nonfinite("cosh", a, _unary("cosh", a)._a))
 
 
 def tanh(x: Array, /) -> Array:
     a = unwrap(x)
-    out = _unary("tanh", np.tanh, a)._a
+    out = _unary("tanh", a)._a
     if a.dtype in COMPLEX_FLOATING:
-        # tanh(NaN + 0j) is NaN + 0j: a NaN real part with a zero imaginary part
-        out = _fix_nonfinite_complex(a, out, np.tanh)
+        # tanh(NaN + 0j) is NaN + 0j; tanh(+-inf + yj) is +-1 + 0j with y's sign on the zero
+        out = fix_nonfinite("tanh", a, out)
     return wrap(out)
 
 
 def asinh(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("asinh", None, a)._a, np.arcsinh))
+    return wrap(fix_nonfinite("asinh", a, _unary("asinh", a)._a))
 
 
 def acosh(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("acosh", None, a)._a, np.arccosh))
+    return wrap(fix_nonfinite("acosh", a, _unary("acosh", a)._a))
 
 
 def atanh(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(_fix_nonfinite_complex(a, _unary("atanh", None, a)._a, np.arctanh))
+    return wrap(fix_nonfinite("atanh", a, _unary("atanh", a)._a))
 
 
 def floor(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("floor", np.floor, a)
+    return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("floor", a)
 
 
 def ceil(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("ceil", np.ceil, a)
+    return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("ceil", a)
 
 
 def trunc(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("trunc", np.trunc, a)
+    return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("trunc", a)
 
 
 def round(x: Array, /) -> Array:
     a = unwrap(x)
-    return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("round", np.round, a)
+    if a.dtype in COMPLEX_FLOATING:
+        # the standard rounds the real and imaginary parts each (torch's round takes no complex)
+        return wrap(_complex_from(_fi.round(_fi.real(a)), _fi.round(_fi.imag(a)), a.dtype))
+    return wrap(a.clone()) if a.dtype in INTEGRAL else _unary("round", a)
+
+
+def _complex_from(re: _fi.Array, im: _fi.Array, dtype: DType) -> _fi.Array:
+    """The complex array of ``dtype`` with real parts ``re`` and imaginary parts ``im``
+    (written through the real/imaginary views: no ``0 * inf`` of a multiplication by 1j)."""
+    out = _fi.empty(tuple(re.shape), dtype=dtype)
+    _fi.real(out)[...] = re
+    _fi.imag(out)[...] = im
+    return out
 
 
 def sign(x: Array, /) -> Array:
     a = unwrap(x)
     if a.dtype in COMPLEX_FLOATING:
-        # the standard's complex sign: x / |x|, and 0 at 0
-        return _unary("sgn", lambda v: np.where(v == 0, 0, v / np.abs(v)), a)  # TEMP until elemops
-    out = _unary("sign", np.sign, a)
+        # the standard's complex sign: x / |x| (each part divided by the magnitude), 0 at 0,
+        # NaN + NaN j where a part is NaN
+        mag = _fi.abs(a)
+        re = _fi.div(_fi.real(a), mag)
+        im = _fi.div(_fi.imag(a), mag)
+        zero = _fi.eq(mag, 0)
+        re = _fi.where(zero, 0.0, re)
+        im = _fi.where(zero, 0.0, im)
+        nan_part = _fi.ne(a, a)
+        re = _fi.where(nan_part, float("nan"), re)
+        im = _fi.where(nan_part, float("nan"), im)
+        return wrap(_complex_from(re, im, a.dtype))
+    out = _unary("sign", a)
     if a.dtype in (float32, float64):
         # the standard's sign(NaN) is NaN (torch's kernel gives 0)
         return wrap(_fi.where(_fi.ne(a, a), a, out._a))
@@ -403,35 +379,35 @@ def sign(x: Array, /) -> Array:
 
 
 def signbit(x: Array, /) -> Array:
-    return _unary("signbit", None, x)
+    return _unary("signbit", x)
 
 
 def reciprocal(x: Array, /) -> Array:
-    return _unary("reciprocal", np.reciprocal, x)
+    return _unary("reciprocal", x)
 
 
 def isnan(x: Array, /) -> Array:
-    return _unary("isnan", None, x)
+    return _unary("isnan", x)
 
 
 def isinf(x: Array, /) -> Array:
-    return _unary("isinf", None, x)
+    return _unary("isinf", x)
 
 
 def isfinite(x: Array, /) -> Array:
-    return _unary("isfinite", None, x)
+    return _unary("isfinite", x)
 
 
 def real(x: Array, /) -> Array:
-    return _unary("real", None, x)
+    return _unary("real", x)
 
 
 def imag(x: Array, /) -> Array:
-    return _unary("imag", None, x)
+    return _unary("imag", x)
 
 
 def conj(x: Array, /) -> Array:
-    return _unary("conj", None, x)
+    return _unary("conj", x)
 
 
 def clip(

@@ -1,4 +1,5 @@
-"""Moving between the namespace's wrapper, ferroiter arrays and (temporarily) numpy views."""
+"""Moving between the namespace's wrapper, ferroiter arrays and numpy views (the linalg and
+fft extensions compute their decompositions and transforms in numpy)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def cast(a: _fi.Array, dtype: DType) -> _fi.Array:
 
 
 def np_view(a: _fi.Array) -> np.ndarray[Any, Any]:
-    """A numpy view of a ferroiter array (no copy), for the functions still computed in numpy."""
+    """A numpy view of a ferroiter array (no copy), for the functions computed in numpy."""
     return np.asarray(a)
 
 

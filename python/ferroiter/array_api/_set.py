@@ -9,7 +9,7 @@ import numpy as np
 import ferroiter as _fi
 
 from ._dtypes import COMPLEX_FLOATING
-from ._helpers import from_np, np_view, unwrap, wrap
+from ._helpers import unwrap, wrap
 
 if TYPE_CHECKING:
     from ._array_object import Array
@@ -45,13 +45,31 @@ def _unique(x: object) -> tuple[_fi.Array, _fi.Array, _fi.Array]:
 
 
 def _unique_complex(a: _fi.Array) -> tuple[_fi.Array, _fi.Array, _fi.Array]:
-    """numpy's unique for complex arrays, which torch's unique does not take (the standard
-    asks for every dtype)."""
-    vals, inv, counts = np.unique(  # TEMP until complex unique
-        np_view(a).reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
-    )
+    """The set functions for complex arrays, which torch's unique does not take: a stable
+    sort in numpy's order for complex values, then a new value wherever a sorted element
+    differs from the one before (NaN differs from everything: each NaN is its own value)."""
+    flat = a.reshape((-1,))
+    n = flat.numel()
     i64 = np.dtype("int64")
-    return from_np(vals), from_np(inv, i64).reshape(a.shape), from_np(counts, i64)
+    if n == 0:
+        empty = _fi.empty((0,), dtype=i64)
+        return flat.clone(), _fi.empty(a.shape, dtype=i64), empty
+    re, im = _fi.real(flat), _fi.imag(flat)
+    # stable sorts from the last key to the first: imaginary part, real part, then the NaN
+    # class (none, imaginary NaN, real NaN, both), numpy's order for complex values
+    order = _fi.argsort(im, stable=True)
+    for key in (re, _fi.add(_fi.mul(_fi.isnan(re).to(i64), 2), _fi.isnan(im).to(i64))):
+        order = _fi.index_select(order, 0, _fi.argsort(key[order], stable=True))
+    ordered = _fi.index_select(flat, 0, order)
+    starts_new = _fi.ne(ordered[1:], ordered[:-1])
+    is_start = _fi.cat([_fi.ones((1,), dtype=np.dtype("bool")), starts_new], 0)
+    group = _fi.sub(_fi.cumsum(is_start, 0), 1)  # the value number of each sorted element
+    starts = _fi.nonzero(is_start, as_tuple=True)[0]
+    ends = _fi.cat([starts[1:], _fi.full((1,), n, dtype=i64)], 0)
+    # the inverse of the sorting permutation puts each element's value number back in place
+    inverse = _fi.index_select(group, 0, _fi.argsort(order, stable=True))
+    values = _fi.index_select(ordered, 0, starts)
+    return values, inverse.reshape(a.shape), _fi.sub(ends, starts)
 
 
 def _first_indices(inv: _fi.Array, counts: _fi.Array) -> _fi.Array:
