@@ -443,3 +443,64 @@ def _same_list(x, y) -> bool:
     if isinstance(x, complex):
         return _same_list(x.real, y.real) and _same_list(x.imag, y.imag)
     return x == y
+
+
+# ---- large and converting copies: streamed stores and F16C rows -------------------------------
+
+
+def _conversion_patterns(n: int, offset: int) -> torch.Tensor:
+    """`n` float32 values from bit patterns where a conversion changes behaviour: every
+    exponent of both signs with mantissas at and around float16's rounding halfway points
+    (ties that round to even either way), NaNs with payloads and signs, infinities,
+    subnormals of both formats, zeros; then a pseudo-random sweep, rolled by `offset`."""
+    exps = np.arange(256, dtype=np.uint32) << 23
+    mans = np.array(
+        [0, 1, 0xFFF, 0x1000, 0x1001, 0x1FFF, 0x2000, 0x3000, 0x7FE000, 0x7FFFFF, 0x400001],
+        dtype=np.uint32,
+    )
+    grid = (exps[:, None] | mans[None, :]).reshape(-1)
+    special = np.concatenate([grid, grid | np.uint32(0x8000_0000)])
+    rng = np.random.default_rng(n + offset)
+    bits = rng.integers(0, 2**32, size=max(n, special.size), dtype=np.uint64).astype(np.uint32)
+    bits[: special.size] = special
+    bits = np.roll(bits[: max(n, special.size)], offset)[:n]
+    return torch.from_numpy(bits.view(np.float32).copy())
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 31, 32, 33, 1000, 32767, 32769, 65537, 2**23 + 5])
+@pytest.mark.parametrize("dst", [torch.float16, torch.float64, torch.float32])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_float32_conversions_bit_exact(n, dst, threads):
+    """float32 → float16 / float64 / float32 into a preallocated output, output and input
+    starting at element offsets 0-3 (misaligned for the vector and streamed stores), at sizes
+    around the vector widths, the grain and (8M elements: over 32 MiB moved) where copies
+    stream their stores:
+    every bit as torch gives, NaN payloads included (compared as integers)."""
+    as_int = {torch.float16: np.uint16, torch.float32: np.uint32, torch.float64: np.uint64}
+    for offset in range(4) if n < 2**20 else (0, 3):
+        src = _conversion_patterns(n + 4, offset)[offset : offset + n]
+        td = torch.zeros(n + 4, dtype=dst)[3 - offset : 3 - offset + n]
+        with parallelism(threads, None):
+            fd = share(torch.zeros(n + 4, dtype=dst))[3 - offset : 3 - offset + n]
+            fd.copy_(share(src))
+        td.copy_(src)
+        mine, theirs = fd.numpy(), td.numpy()
+        assert_values(mine.view(as_int[dst]), theirs.view(as_int[dst]), what=f"bits {offset}: ")
+        assert_result(fd, td)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int16, torch.int64, torch.complex128])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_large_copies_every_width(dtype, threads):
+    """Same-dtype copies large enough to stream (48 MiB moved: more than the last-level cache
+    of most machines), output misaligned by one element: every element moved, nothing
+    written around the output."""
+    n = (24 << 20) // torch.zeros(0, dtype=dtype).element_size() + 7
+    src = random_values((n,), dtype, np.random.default_rng(n))
+    with parallelism(threads, None):
+        base = share(torch.zeros(n + 2, dtype=dtype))
+        base[1 : n + 1].copy_(share(src))
+    want = torch.zeros(n + 2, dtype=dtype)
+    want[1 : n + 1] = src
+    assert_result(base, want)

@@ -1,7 +1,8 @@
 //! The raw-pointer half of execution, and with `storage.rs` and the binding's
 //! `numpy_bridge.rs` the only `unsafe` of the crate: the walk that turns a plan into 2-D
 //! [`Block`]s of operand pointers ([`walk`]), the typed inner loops over a block ([`loops`]),
-//! the vector math kernels' lane loops in their AVX2/AVX-512 copies ([`lanes`]), and the
+//! the vector math kernels' lane loops in their AVX2/AVX-512 copies ([`lanes`]), streamed
+//! copies and F16C conversions of large contiguous rows ([`stream`]), and the
 //! packing of tiles into scratch ([`pack`]). Crate-private: only [`Block`] is public,
 //! read-only, for the closures of [`for_each`](crate::exec::for_each).
 //!
@@ -30,6 +31,7 @@ mod loops;
 mod pack;
 pub(crate) mod reduce;
 pub(crate) mod scan;
+mod stream;
 mod transpose;
 mod walk;
 
@@ -37,6 +39,7 @@ mod walk;
 pub(crate) use job::panic_message;
 pub(crate) use lanes::{map1_lanes, LaneMap};
 pub(crate) use loops::{copy_bytes, map1, map2, map2_widened, map3};
+pub(crate) use stream::{copy_streamed, f32_to_f16_rows, f32_to_f64_streamed};
 pub(crate) use walk::Walk;
 
 /// A pointer that may be sent to another thread: the plan makes the accesses disjoint.

@@ -1,0 +1,346 @@
+//! Contiguous copies and float conversions for rows that are mostly memory traffic: large
+//! copies write whole cache lines with non-temporal stores (a plain store first reads the
+//! line it writes, a third of a copy's traffic, and evicts cached data the copy never reads
+//! again), and float32 → float16 converts eight lanes per F16C instruction instead of the
+//! dozen integer operations of the portable conversion.
+//!
+//! Each function handles a block only when its rows are contiguous (torch's vectorized path)
+//! and answers `false` otherwise; the caller then runs the generic loop. Results are the
+//! same bits as the generic loops': moving bytes is exact, F16C rounds to nearest even and
+//! quiets NaNs keeping sign and payload top as [`f32_to_f16_bits`] does, and `cvtps2pd` is
+//! the instruction `as f64` compiles to. Raw memory: see the invariants in [`super`].
+//!
+//! Streamed stores bypass the ordering of ordinary stores, so every function that streamed
+//! ends with `sfence` before it returns: the pool's release of a finished chunk then
+//! publishes them like any other store.
+
+use super::Block;
+use crate::exec::InnerLoop;
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::halfconv::f32_to_f16_bits;
+
+/// A cache line: streamed stores fill whole lines.
+#[cfg(target_arch = "x86_64")]
+const LINE: usize = 64;
+
+/// Whether every operand of the block (out, src) steps by its element size along dim 0.
+fn contiguous(blk: &Block, out_width: usize, src_width: usize) -> bool {
+    InnerLoop::of(blk.strides0, &[out_width, src_width], 1) == InnerLoop::Vectorized
+}
+
+/// Whether the byte ranges `[a, a + len_a)` and `[b, b + len_b)` overlap.
+#[cfg(target_arch = "x86_64")]
+fn overlap(a: *const u8, len_a: usize, b: *const u8, len_b: usize) -> bool {
+    let (a, b) = (a as usize, b as usize);
+    a < b + len_b && b < a + len_a
+}
+
+/// Copies the block's rows of `width`-byte elements with non-temporal stores of whole
+/// cache lines (SSE2, which every x86-64 has); `false` (nothing done) when the rows are not
+/// contiguous, the operands overlap, or the CPU is not x86-64.
+pub(crate) fn copy_streamed(blk: &Block, width: usize) -> bool {
+    if !contiguous(blk, width, width) {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        let len = blk.size0 * width;
+        let rows = (0..blk.size1).map(|j| (blk.row(0, j), blk.row(1, j) as *const u8));
+        if rows.clone().any(|(d, s)| overlap(d, len, s, len)) {
+            return false;
+        }
+        for (dst, src) in rows {
+            // SAFETY: module invariants: both rows hold `size0` contiguous elements of
+            // `width` bytes (checked above), which do not overlap (checked above).
+            unsafe { stream_bytes(dst, src, len) };
+        }
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { std::arch::x86_64::_mm_sfence() };
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// `len` bytes from `src` to `dst`: the part before `dst`'s first line boundary and the
+/// part after its last one with `copy_nonoverlapping`, whole lines with four 16-byte
+/// streamed stores each.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `len` bytes, not overlapping.
+#[cfg(target_arch = "x86_64")]
+unsafe fn stream_bytes(dst: *mut u8, src: *const u8, len: usize) {
+    use std::arch::x86_64::*;
+    use std::ptr::copy_nonoverlapping;
+    let head = (dst as usize).wrapping_neg() % LINE;
+    if len < head + LINE {
+        // SAFETY: the caller's guarantee.
+        unsafe { copy_nonoverlapping(src, dst, len) };
+        return;
+    }
+    // SAFETY: `head + LINE <= len`, so every access below stays inside the `len` bytes; the
+    // streamed addresses `dst + i` are line-aligned (`i` starts at `dst`'s boundary).
+    unsafe {
+        copy_nonoverlapping(src, dst, head);
+        let mut i = head;
+        while i + LINE <= len {
+            let (s, d) = (src.add(i) as *const __m128i, dst.add(i) as *mut __m128i);
+            let (a, b, c, e) = (
+                _mm_loadu_si128(s),
+                _mm_loadu_si128(s.add(1)),
+                _mm_loadu_si128(s.add(2)),
+                _mm_loadu_si128(s.add(3)),
+            );
+            _mm_stream_si128(d, a);
+            _mm_stream_si128(d.add(1), b);
+            _mm_stream_si128(d.add(2), c);
+            _mm_stream_si128(d.add(3), e);
+            i += LINE;
+        }
+        copy_nonoverlapping(src.add(i), dst.add(i), len - i);
+    }
+}
+
+/// float32 → float16 over the block with F16C, streamed when `stream`; `false` (nothing
+/// done) when the rows are not contiguous or the CPU lacks AVX2/FMA/F16C.
+pub(crate) fn f32_to_f16_rows(blk: &Block, stream: bool) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if super::wide() && contiguous(blk, 2, 4) {
+        for j in 0..blk.size1 {
+            let (dst, src) = (blk.row(0, j) as *mut u16, blk.row(1, j) as *const f32);
+            // SAFETY: module invariants: `size0` contiguous elements per row (checked
+            // above); `wide()` says the CPU has F16C and AVX2.
+            unsafe { f16_row_f16c(dst, src, blk.size0, stream) };
+        }
+        if stream {
+            // SAFETY: SSE2 is part of x86-64.
+            unsafe { std::arch::x86_64::_mm_sfence() };
+        }
+        return true;
+    }
+    let _ = (blk, stream);
+    false
+}
+
+/// One row of float32 → float16, sixteen lanes (32 output bytes) per step; the elements
+/// before the first 32-byte boundary of `dst` (when streaming) and after the last full step
+/// convert one at a time. Inputs and outputs may alias exactly (reads precede writes).
+///
+/// # Safety
+/// `src` readable and `dst` writable for `n` elements; the CPU has AVX2 and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn f16_row_f16c(dst: *mut u16, src: *const f32, n: usize, stream: bool) {
+    use std::arch::x86_64::*;
+    let head = if stream {
+        ((dst as usize).wrapping_neg() % 32 / 2).min(n)
+    } else {
+        0
+    };
+    // SAFETY: every index below is `< n` (the caller's guarantee covers it); streamed stores
+    // start at `dst + head`, which is 32-byte aligned, and step by 32 bytes.
+    unsafe {
+        for i in 0..head {
+            dst.add(i).write(f32_to_f16_bits(src.add(i).read()));
+        }
+        let mut i = head;
+        while i + 16 <= n {
+            let lo = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(src.add(i)));
+            let hi = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(src.add(i + 8)));
+            let both = _mm256_set_m128i(hi, lo);
+            let d = dst.add(i) as *mut __m256i;
+            if stream {
+                _mm256_stream_si256(d, both);
+            } else {
+                _mm256_storeu_si256(d, both);
+            }
+            i += 16;
+        }
+        for k in i..n {
+            dst.add(k).write(f32_to_f16_bits(src.add(k).read()));
+        }
+    }
+}
+
+/// float32 → float64 over the block with streamed stores (SSE2); `false` (nothing done) when
+/// the rows are not contiguous, the operands overlap, or the CPU is not x86-64. (Without
+/// streaming the generic loop is as fast: the compiler vectorizes it.)
+pub(crate) fn f32_to_f64_streamed(blk: &Block) -> bool {
+    if !contiguous(blk, 8, 4) {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        let n = blk.size0;
+        let rows = (0..blk.size1).map(|j| (blk.row(0, j), blk.row(1, j) as *const u8));
+        if rows.clone().any(|(d, s)| overlap(d, n * 8, s, n * 4)) {
+            return false;
+        }
+        for (dst, src) in rows {
+            // SAFETY: module invariants: `size0` contiguous elements per row (checked above),
+            // not overlapping (checked above).
+            unsafe { f64_row_streamed(dst as *mut f64, src as *const f32, n) };
+        }
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { std::arch::x86_64::_mm_sfence() };
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// One row of float32 → float64: elements before `dst`'s first line boundary and after the
+/// last whole line one at a time, each line (eight results) with four streamed stores.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `n` elements, not overlapping.
+#[cfg(target_arch = "x86_64")]
+unsafe fn f64_row_streamed(dst: *mut f64, src: *const f32, n: usize) {
+    use std::arch::x86_64::*;
+    let head = ((dst as usize).wrapping_neg() % LINE / 8).min(n);
+    // SAFETY: every index below is `< n`; streamed stores start at a line boundary of `dst`
+    // (`head` elements in) and fill whole lines.
+    unsafe {
+        for i in 0..head {
+            dst.add(i).write(src.add(i).read() as f64);
+        }
+        let mut i = head;
+        while i + 8 <= n {
+            let (lo, hi) = (_mm_loadu_ps(src.add(i)), _mm_loadu_ps(src.add(i + 4)));
+            let d = dst.add(i);
+            _mm_stream_pd(d, _mm_cvtps_pd(lo));
+            _mm_stream_pd(d.add(2), _mm_cvtps_pd(_mm_movehl_ps(lo, lo)));
+            _mm_stream_pd(d.add(4), _mm_cvtps_pd(hi));
+            _mm_stream_pd(d.add(6), _mm_cvtps_pd(_mm_movehl_ps(hi, hi)));
+            i += 8;
+        }
+        for k in i..n {
+            dst.add(k).write(src.add(k).read() as f64);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// f32 patterns where a conversion to float16 changes behaviour (every exponent of both
+    /// signs with mantissas at and around the rounding halfway points, NaNs with payloads,
+    /// infinities, subnormals, zeros) and a pseudo-random sweep.
+    fn patterns() -> Vec<f32> {
+        let mut v = Vec::new();
+        for sign in [0u32, 0x8000_0000] {
+            for exp in 0u32..=255 {
+                for man in [
+                    0u32, 1, 0xFFF, 0x1000, 0x1001, 0x2000, 0x3000, 0x7F_E000, 0x7F_FFFF,
+                ] {
+                    v.push(f32::from_bits(sign | exp << 23 | man));
+                }
+            }
+        }
+        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..20_000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            v.push(f32::from_bits(s as u32));
+        }
+        v
+    }
+
+    /// A one-row block over `out` and `src` starting `skip` elements in.
+    fn with_block<O, S>(out: &mut [O], src: &[S], skip: usize, n: usize, f: impl Fn(&Block)) {
+        let ptrs = [
+            out[skip..].as_mut_ptr() as *mut u8,
+            src[skip..].as_ptr() as *mut u8,
+        ];
+        let strides0 = [size_of::<O>() as isize, size_of::<S>() as isize];
+        // SAFETY: both slices hold at least `skip + n` elements (callers' sizes).
+        let blk = unsafe { Block::new(&ptrs, &strides0, &[0, 0], n, 1) };
+        f(&blk);
+    }
+
+    #[test]
+    fn f16c_rows_give_the_portable_bits() {
+        let src = patterns();
+        for stream in [false, true] {
+            // lengths around the 16-lane step and offsets that misalign the output
+            for (skip, n) in [
+                (0, src.len() - 3),
+                (1, 15),
+                (3, 16),
+                (5, 17),
+                (7, 33),
+                (0, 0),
+            ] {
+                let mut out = vec![0u16; src.len()];
+                with_block(&mut out, &src, skip, n, |b| {
+                    if !f32_to_f16_rows(b, stream) {
+                        // no F16C here: nothing to compare
+                        assert!(!super::super::wide());
+                    }
+                });
+                if !super::super::wide() {
+                    return;
+                }
+                for i in skip..skip + n {
+                    assert_eq!(
+                        out[i],
+                        f32_to_f16_bits(src[i]),
+                        "{:#010x}",
+                        src[i].to_bits()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn streamed_copies_and_conversions_move_every_element() {
+        let src: Vec<f32> = patterns();
+        let x86 = cfg!(target_arch = "x86_64");
+        // lengths around a line (64 bytes) and offsets that misalign the output
+        for (skip, n) in [
+            (0, 20_000),
+            (1, 63),
+            (3, 64),
+            (2, 65),
+            (5, 7),
+            (0, 0),
+            (9, 1000),
+        ] {
+            macro_rules! case {
+                ($t:ty) => {{
+                    let from: Vec<$t> = src.iter().map(|x| x.to_bits() as $t).collect();
+                    let mut out: Vec<$t> = vec![0; from.len()];
+                    let width = size_of::<$t>();
+                    with_block(&mut out, &from, skip, n, |b| {
+                        assert!(!x86 || copy_streamed(b, width))
+                    });
+                    if x86 {
+                        assert_eq!(&out[skip..skip + n], &from[skip..skip + n], "{width}");
+                        assert!(out[..skip].iter().chain(&out[skip + n..]).all(|&x| x == 0));
+                    }
+                }};
+            }
+            case!(u8);
+            case!(u16);
+            case!(u32);
+            case!(u64);
+            case!(u128);
+            let mut out = vec![0f64; src.len()];
+            with_block(&mut out, &src, skip, n, |b| {
+                assert!(!x86 || f32_to_f64_streamed(b));
+            });
+            if x86 {
+                for i in skip..skip + n {
+                    assert_eq!(out[i].to_bits(), (src[i] as f64).to_bits());
+                }
+            }
+        }
+    }
+}
