@@ -116,19 +116,34 @@ pub const MIN_BYTES: usize = 32 * 1024;
 /// tile's edge gain nothing, and the dims left over are free for the other group.
 pub const GROUP_TARGET: usize = 1024;
 
-/// Tile edges (elements along r, along c) for elements of `elem` bytes: `tile_bytes()` of the
-/// input and as much of the output per tile, rows a multiple of 16.
+/// Tile edges (elements along r, along c) for elements of `elem` bytes over `rows × cols`:
+/// both operands' tiles together in half of L2 (so that long runs of each are read and
+/// written per row), a square when both are long, else the short side whole and the other
+/// longer; rows a multiple of 16 (a register transpose's step) where they are cut.
 fn tile_edges(elem: usize, rows: usize, cols: usize) -> (usize, usize) {
-    let (want_r, want_c) = tuning();
-    let r = (want_r * 4 / elem).max(16);
-    let c = (want_c * 4 / elem).max(8);
-    (r.min(rows).max(1), c.min(cols).max(1))
+    if let Some((r, c)) = tuning() {
+        return ((r * 4 / elem).clamp(1, rows), (c * 4 / elem).clamp(1, cols));
+    }
+    const STEP: usize = 16;
+    let elements = (super::cache::sizes().l2 / 4 / elem).max(STEP * STEP);
+    let square = (elements.isqrt() / STEP * STEP).max(STEP);
+    let fill = |short: usize| (elements / short.max(1) / STEP * STEP).clamp(STEP, MAX_EDGE);
+    if rows <= square {
+        (rows, cols.min(fill(rows)))
+    } else if cols <= square {
+        (rows.min(fill(cols)), cols)
+    } else {
+        (square, square)
+    }
 }
 
-/// Tile edges for 4-byte elements (r, c): the defaults, or `FERROITER_PERMUTE_TILE=r,c`
-/// (a development knob).
-fn tuning() -> (usize, usize) {
-    static T: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
+/// Longest tile edge (elements).
+pub const MAX_EDGE: usize = 2048;
+
+/// Tile edges for 4-byte elements (r, c) from `FERROITER_PERMUTE_TILE=r,c` (a development
+/// knob), if set.
+fn tuning() -> Option<(usize, usize)> {
+    static T: std::sync::OnceLock<Option<(usize, usize)>> = std::sync::OnceLock::new();
     *T.get_or_init(|| {
         std::env::var("FERROITER_PERMUTE_TILE")
             .ok()
@@ -137,7 +152,6 @@ fn tuning() -> (usize, usize) {
                 Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
             })
             .filter(|&(a, b): &(usize, usize)| a >= 1 && b >= 1)
-            .unwrap_or((64, 256))
     })
 }
 
@@ -211,17 +225,15 @@ pub fn plan_any_size(
         });
         let grow_rows = next_row.filter(|_| len(&rows) < GROUP_TARGET);
         let grow_cols = next_col.filter(|_| len(&cols) < GROUP_TARGET);
+        // one dim at a time, the shorter group first: a dim that continues both sides goes
+        // to the side that needs it more, and neither side takes a dim the other needs next
         match (grow_rows, grow_cols) {
-            (Some(r), Some(c)) if r == c => {
+            (Some(r), Some(c)) => {
                 if len(&rows) <= len(&cols) {
                     rows.push(r)
                 } else {
                     cols.push(c)
                 }
-            }
-            (Some(r), Some(c)) => {
-                rows.push(r);
-                cols.push(c);
             }
             (Some(r), None) => rows.push(r),
             (None, Some(c)) => cols.push(c),
@@ -288,6 +300,14 @@ mod tests {
         // the dim of size 6 continues both sides: the shorter group takes it
         assert_eq!(p.rows.sizes.as_slice(), &[335]);
         assert_eq!(p.cols.sizes.as_slice(), &[332, 6]);
+        // (3, 90, 5, 12, 10, 50) permuted by (3, 5, 1, 4, 0, 2): the rows (5 x 3 elements)
+        // take the dim of size 10 before the columns (50) do, so that both are long
+        let shape = [5, 3, 10, 90, 50, 12];
+        let so = dense(&shape, &[0, 1, 2, 3, 4, 5], 4);
+        let si = dense(&shape, &[4, 2, 5, 0, 3, 1], 4);
+        let p = plan(&shape, |d| so[d], |d| si[d], 4, usize::MAX).unwrap();
+        assert_eq!(p.rows.sizes.as_slice(), &[5, 3, 10, 90]);
+        assert_eq!(p.cols.sizes.as_slice(), &[50]);
     }
 
     #[test]

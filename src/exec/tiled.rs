@@ -142,6 +142,10 @@ fn order_kept(plan: &TensorIterator) -> Option<&'static str> {
     None
 }
 
+/// Longest run of a dim contiguous in both operands that a permuting copy moves as one element:
+/// longer runs are copied at full speed by torch's walk already (each a `memcpy` of whole lines).
+pub const MAX_RUN_BYTES: usize = 256;
+
 /// The permuting copy ([`super::permute`]) of a plan, when it is one: a same-dtype copy of
 /// elements of 4 or 8 bytes (or runs of at least 12 bytes of a dim contiguous in both),
 /// large enough, whose order may change, with output and input each contiguous along its
@@ -164,7 +168,10 @@ pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
         width,
         stream_threshold(),
     )?;
-    if !(p.elem == 4 || p.elem == 8 || p.elem >= 12) {
+    if !(p.elem == 4 || p.elem == 8 || (12..=MAX_RUN_BYTES).contains(&p.elem)) {
+        return None;
+    }
+    if std::env::var("FERROITER_PERMUTE").is_ok_and(|v| v == "off") {
         return None;
     }
     order_kept(plan).is_none().then_some(p)
