@@ -121,9 +121,6 @@ pub const GROUP_TARGET: usize = 1024;
 /// written per row), a square when both are long, else the short side whole and the other
 /// longer; rows a multiple of 16 (a register transpose's step) where they are cut.
 fn tile_edges(elem: usize, rows: usize, cols: usize) -> (usize, usize) {
-    if let Some((r, c)) = tuning() {
-        return ((r * 4 / elem).clamp(1, rows), (c * 4 / elem).clamp(1, cols));
-    }
     const STEP: usize = 16;
     let elements = (super::cache::sizes().l2 / 4 / elem).max(STEP * STEP);
     let square = (elements.isqrt() / STEP * STEP).max(STEP);
@@ -139,21 +136,6 @@ fn tile_edges(elem: usize, rows: usize, cols: usize) -> (usize, usize) {
 
 /// Longest tile edge (elements).
 pub const MAX_EDGE: usize = 2048;
-
-/// Tile edges for 4-byte elements (r, c) from `FERROITER_PERMUTE_TILE=r,c` (a development
-/// knob), if set.
-fn tuning() -> Option<(usize, usize)> {
-    static T: std::sync::OnceLock<Option<(usize, usize)>> = std::sync::OnceLock::new();
-    *T.get_or_init(|| {
-        std::env::var("FERROITER_PERMUTE_TILE")
-            .ok()
-            .and_then(|v| {
-                let (a, b) = v.split_once(',')?;
-                Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
-            })
-            .filter(|&(a, b): &(usize, usize)| a >= 1 && b >= 1)
-    })
-}
 
 /// The permuting copy of a plan of `shape` (fastest first) with byte strides `out(d)` and
 /// `inp(d)` and `width`-byte elements, or `None` when it is not one: fewer than two dims

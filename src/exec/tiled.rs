@@ -171,9 +171,6 @@ pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
     if !(p.elem == 4 || p.elem == 8 || (12..=MAX_RUN_BYTES).contains(&p.elem)) {
         return None;
     }
-    if std::env::var("FERROITER_PERMUTE").is_ok_and(|v| v == "off") {
-        return None;
-    }
     order_kept(plan).is_none().then_some(p)
 }
 

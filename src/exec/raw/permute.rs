@@ -98,7 +98,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
 /// `len` bytes readable at `s`, writable at `d`, not overlapping.
 #[inline(always)]
 unsafe fn copy_run(s: *const u8, d: *mut u8, len: usize) {
-    // SAFETY (every block below): the moves stay inside `[0, len)` of both ranges.
+    // SAFETY: every move below stays inside `[0, len)` of both ranges (the caller's).
     unsafe {
         if len >= 16 {
             let mut o = 0;
