@@ -91,6 +91,23 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
     }
 }
 
+/// How far ahead along an input row (bytes) the kernels ask for lines: a tile reads many
+/// rows at once in short steps, more streams than the hardware prefetchers follow.
+const PREFETCH_AHEAD: usize = 512;
+
+/// Asks the CPU to start loading the line at `p` (a hint: it never faults, whatever `p`).
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that never faults or changes memory; SSE is part of
+    // x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Copies `len` bytes from `s` to `d` in as few unaligned moves as it can (16-byte moves, the
 /// last one overlapping the one before).
 ///
@@ -151,8 +168,10 @@ unsafe fn tile_runs(
         let from = s.wrapping_add(c * e);
         let to = d.wrapping_offset(col);
         for (r, &row) in rows.iter().enumerate().skip(r0) {
+            let at = from.wrapping_offset(row);
+            prefetch(at.wrapping_add(PREFETCH_AHEAD));
             // SAFETY: element (r, c), as the caller guarantees.
-            unsafe { copy_run(from.wrapping_offset(row), to.wrapping_add(r * e), e) };
+            unsafe { copy_run(at, to.wrapping_add(r * e), e) };
         }
     }
 }
@@ -187,6 +206,8 @@ unsafe fn tile_avx2<const L: usize>(
             let mut lo = [_mm256_setzero_ps(); 8];
             let mut hi = [_mm256_setzero_ps(); 8];
             for q in 0..L {
+                prefetch(ptr[q].wrapping_add(c * e + PREFETCH_AHEAD));
+                prefetch(ptr[L + q].wrapping_add(c * e + PREFETCH_AHEAD));
                 // SAFETY: rows r+q and r+L+q, columns c..c+L: inside the tile.
                 unsafe {
                     lo[q] = _mm256_loadu_ps(ptr[q].wrapping_add(c * e) as *const f32);
@@ -241,6 +262,7 @@ unsafe fn tile_avx512_4(s: *const u8, rows: &[isize], d: *mut u8, cols: &[isize]
         for c in (0..full_c).step_by(16) {
             let mut x = [_mm512_setzero_ps(); 16];
             for q in 0..16 {
+                prefetch(ptr[q].wrapping_add(c * 4 + PREFETCH_AHEAD));
                 // SAFETY: row r+q, columns c..c+16: inside the tile.
                 x[q] = unsafe { _mm512_loadu_ps(ptr[q].wrapping_add(c * 4) as *const f32) };
             }
