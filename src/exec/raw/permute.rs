@@ -91,8 +91,9 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
     }
 }
 
-/// How far ahead along an input row (bytes) the kernels ask for lines: a tile reads many
-/// rows at once in short steps, more streams than the hardware prefetchers follow.
+/// How far ahead along an input row (bytes) the run copy asks for lines: it reads many rows
+/// at once in steps of one run, more streams than the hardware prefetchers follow (the
+/// register kernels read whole lines per row and step, which they do follow).
 const PREFETCH_AHEAD: usize = 512;
 
 /// Asks the CPU to start loading the line at `p` (a hint: it never faults, whatever `p`).
@@ -206,8 +207,6 @@ unsafe fn tile_avx2<const L: usize>(
             let mut lo = [_mm256_setzero_ps(); 8];
             let mut hi = [_mm256_setzero_ps(); 8];
             for q in 0..L {
-                prefetch(ptr[q].wrapping_add(c * e + PREFETCH_AHEAD));
-                prefetch(ptr[L + q].wrapping_add(c * e + PREFETCH_AHEAD));
                 // SAFETY: rows r+q and r+L+q, columns c..c+L: inside the tile.
                 unsafe {
                     lo[q] = _mm256_loadu_ps(ptr[q].wrapping_add(c * e) as *const f32);
@@ -262,7 +261,6 @@ unsafe fn tile_avx512_4(s: *const u8, rows: &[isize], d: *mut u8, cols: &[isize]
         for c in (0..full_c).step_by(16) {
             let mut x = [_mm512_setzero_ps(); 16];
             for q in 0..16 {
-                prefetch(ptr[q].wrapping_add(c * 4 + PREFETCH_AHEAD));
                 // SAFETY: row r+q, columns c..c+16: inside the tile.
                 x[q] = unsafe { _mm512_loadu_ps(ptr[q].wrapping_add(c * 4) as *const f32) };
             }
