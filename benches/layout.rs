@@ -19,7 +19,7 @@ fn filled(shape: &[usize]) -> Array {
 
 /// (name, source shape, permutation): the view `src.permute(perm)` is copied into a
 /// contiguous array.
-const CASES: [(&str, &[usize], &[i64]); 7] = [
+const CASES: [(&str, &[usize], &[i64]); 10] = [
     ("NCHW->NHWC (32,64,56,56)", &[32, 64, 56, 56], &[0, 2, 3, 1]),
     ("NHWC->NCHW (32,56,56,64)", &[32, 56, 56, 64], &[0, 3, 1, 2]),
     ("transpose 4096^2", &[4096, 4096], &[1, 0]),
@@ -42,6 +42,22 @@ const CASES: [(&str, &[usize], &[i64]); 7] = [
         "permute (2,2048,2048,2) (2,1,0,3)",
         &[2, 2048, 2048, 2],
         &[2, 1, 0, 3],
+    ),
+    // permuting copies that merge dims into rows / columns (exec/permute.rs)
+    (
+        "permute (9,1449,86,7) (3,2,1,0)",
+        &[9, 1449, 86, 7],
+        &[3, 2, 1, 0],
+    ),
+    (
+        "permute (335,6,332,13) (2,1,0,3)",
+        &[335, 6, 332, 13],
+        &[2, 1, 0, 3],
+    ),
+    (
+        "permute (3,90,5,12,10,50) (3,5,1,4,0,2)",
+        &[3, 90, 5, 12, 10, 50],
+        &[3, 5, 1, 4, 0, 2],
     ),
 ];
 

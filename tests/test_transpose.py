@@ -67,6 +67,12 @@ def test_2d_transpose_around_tile_edges(rows, cols, dtype, threads, grain) -> No
         ((5, 7, 9, 11, 2, 3), (4, 2, 0, 3, 1, 5)),
         ((1, 64, 1, 257), (3, 2, 1, 0)),  # size-1 dims
         ((7, 11, 13, 17), (3, 0, 2, 1)),  # primes
+        # permuting copies whose rows / columns merge several dims (see exec/permute.rs)
+        ((9, 145, 86, 7), (3, 2, 1, 0)),  # reversal: rows 9 x 145, columns 7 x 86
+        ((33, 6, 31, 13), (2, 1, 0, 3)),  # a kept last dim of 13: runs of 13 elements
+        ((3, 9, 5, 12, 10, 17), (3, 5, 1, 4, 0, 2)),  # rows of 5 x 3 x 10 x 9
+        ((13, 7, 21, 24, 13, 4), (3, 5, 4, 1, 0, 2)),
+        ((17, 1, 16, 1, 33), (4, 3, 0, 2, 1)),  # size-1 dims between merged ones
     ],
 )
 def test_permutations(shape, perm, dtype, threads, grain) -> None:
@@ -102,6 +108,24 @@ def permuted_cases(draw):
 def test_random_permutations(case) -> None:
     shape, perm, dtype, threads, grain = case
     check_permuted(shape, perm, dtype, threads, grain)
+
+
+def test_streamed_permuting_copy() -> None:
+    """An output past half of the last-level cache takes non-temporal stores (16.8 MB of
+    float32 here, above 16 MiB on a 32 MiB L3)."""
+    for threads in (1, 2):
+        check_permuted((2, 64, 180, 182), (0, 2, 3, 1), torch.float32, threads)
+
+
+def test_broadcast_input_permuted() -> None:
+    """An expanded (stride-0) dim of the input inside the permuted copy."""
+    t = distinct_values((37, 1, 45), torch.float32).expand(37, 29, 45)
+    for threads in (1, 2):
+        with parallelism(threads, None):
+            view = share(t.contiguous()[:, :1, :]).expand(37, 29, 45).permute(2, 1, 0)
+            dst = fi.empty((45, 29, 37), dtype=view.dtype)
+            dst.copy_(view)
+            assert_same(dst, t.permute(2, 1, 0).contiguous())
 
 
 def test_explain_names_the_direct_copy() -> None:

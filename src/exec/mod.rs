@@ -10,6 +10,7 @@ pub mod chunks;
 mod explain;
 mod for_each;
 mod inner_loop;
+pub mod permute;
 pub mod pool;
 pub(crate) mod raw;
 pub mod tasks;

@@ -30,6 +30,7 @@
 //! with another operand in another layout (a later element may read an earlier one's result).
 #![forbid(unsafe_code)]
 
+use super::permute::PermuteCopy;
 use crate::plan::TensorIterator;
 
 /// L1 data cache assumed by the packed walk: 32 KiB (current x86 — Intel, AMD Zen — and most
@@ -113,24 +114,64 @@ pub fn decide(plan: &TensorIterator) -> TileDecision {
     if geometry.tiling().is_none() {
         return geometry;
     }
+    match order_kept(plan) {
+        Some(why) => TileDecision::Untiled(why),
+        None => geometry,
+    }
+}
+
+/// Why the walk must keep torch's order on this plan (module doc), if it must.
+fn order_kept(plan: &TensorIterator) -> Option<&'static str> {
     let config = &plan.config;
     if config.is_reduction {
-        return TileDecision::Untiled("a reduction: torch's accumulation order is kept");
+        return Some("a reduction: torch's accumulation order is kept");
     }
     if config.enforce_linear_iteration {
-        return TileDecision::Untiled("enforce_linear_iteration: torch's order is kept");
+        return Some("enforce_linear_iteration: torch's order is kept");
     }
     if !plan.parallel_safe() {
-        return TileDecision::Untiled(
+        return Some(
             "an output may reach an element twice: torch's order decides which write wins",
         );
     }
     if plan.outputs_share_memory() {
-        return TileDecision::Untiled(
+        return Some(
             "an output shares memory with another operand in another layout: torch's order is kept",
         );
     }
-    geometry
+    None
+}
+
+/// Longest run of a dim contiguous in both operands that a permuting copy moves as one element:
+/// longer runs are copied at full speed by torch's walk already (each a `memcpy` of whole lines).
+pub const MAX_RUN_BYTES: usize = 256;
+
+/// The permuting copy ([`super::permute`]) of a plan, when it is one: a same-dtype copy of
+/// elements of 4 or 8 bytes (or runs of at least 12 bytes of a dim contiguous in both),
+/// large enough, whose order may change, with output and input each contiguous along its
+/// fastest dim and those dims different.
+pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
+    let ops = plan.operands();
+    if !(plan.config.kernel_is_byte_copy
+        && ops.len() == 2
+        && plan.noutputs() == 1
+        && ops[0].itemsize() == ops[1].itemsize())
+    {
+        return None;
+    }
+    let width = ops[0].itemsize();
+    let stride = |d: usize, k: usize| ops[k].stride_bytes.get(d).copied().unwrap_or(0);
+    let p = super::permute::plan(
+        plan.shape(),
+        |d| stride(d, 0),
+        |d| stride(d, 1),
+        width,
+        stream_threshold(),
+    )?;
+    if !(p.elem == 4 || p.elem == 8 || (12..=MAX_RUN_BYTES).contains(&p.elem)) {
+        return None;
+    }
+    order_kept(plan).is_none().then_some(p)
 }
 
 /// The geometric rule on a plan's shape and byte strides (`stride(d, k)`: operand k along dim
@@ -287,6 +328,37 @@ pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
 
 /// One line for `explain()`: the walk the executor takes, with its numbers.
 pub fn describe(plan: &TensorIterator) -> String {
+    if let Some(p) = permute_copy(plan) {
+        let sizes = super::cache::sizes();
+        return format!(
+            "walk: permuting copy; the output's fastest dims (sizes {:?}) form the rows, the \
+             input's (sizes {:?}) the columns, dims of sizes {:?} run outside{}; tiles {} x {} \
+             elements of {} bytes copied from input to output through register transposes \
+             (caches: L1 {} KiB, L2 {} KiB, L3 {} KiB); {}",
+            p.rows.sizes.as_slice(),
+            p.cols.sizes.as_slice(),
+            p.outer.iter().map(|o| o.0).collect::<Vec<_>>(),
+            if p.fold > 1 {
+                format!(
+                    "; a dim of size {} contiguous in both is copied as one element",
+                    p.fold
+                )
+            } else {
+                String::new()
+            },
+            p.tile_r,
+            p.tile_c,
+            p.elem,
+            sizes.l1d >> 10,
+            sizes.l2 >> 10,
+            sizes.l3 >> 10,
+            if p.stream {
+                "non-temporal stores (the output is larger than half of L3)"
+            } else {
+                "ordinary stores"
+            }
+        );
+    }
     match decide(plan) {
         TileDecision::Untiled(why) => format!("walk: torch's 2-D order, untiled ({why})"),
         TileDecision::Tiled(t) => {
@@ -521,7 +593,11 @@ pub(crate) mod tests {
                         "{shape:?} {perm:?}: {}",
                         describe(&plan)
                     );
-                    assert!(describe(&plan).contains("direct copy"));
+                    let text = describe(&plan);
+                    assert!(
+                        text.contains("direct copy") || text.contains("permuting copy"),
+                        "{text}"
+                    );
                 }
                 if dtype == DType::F32 {
                     // large enough to tile, and a fold where dim 0 is short in both

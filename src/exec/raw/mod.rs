@@ -29,6 +29,7 @@ mod lanes;
 pub(crate) mod lines;
 mod loops;
 mod pack;
+mod permute;
 pub(crate) mod reduce;
 pub(crate) mod scan;
 mod stream;
@@ -166,7 +167,7 @@ unsafe fn put<T: Copy>(p: *mut u8, i: usize, s: isize, v: T) {
 /// built for the baseline x86-64 (SSE2) so that it runs everywhere; the check is a cached
 /// atomic load, made once per block.
 #[inline]
-fn wide() -> bool {
+pub(crate) fn wide() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx2")

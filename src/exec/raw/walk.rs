@@ -5,6 +5,7 @@
 use super::pack::{self, Line};
 use super::transpose;
 use super::{Block, SendPtr};
+use crate::exec::permute::PermuteCopy;
 use crate::exec::tiled::{self, Tiling};
 use crate::plan::{DimCounter, TensorIterator, INLINE_DIMS};
 use smallvec::{smallvec, SmallVec};
@@ -51,6 +52,9 @@ pub(crate) struct Walk<'p> {
     /// Elements of the plan per element of the walk: the size of dim 0 when a direct walk
     /// folds it into the element ([`Tiling::fold`]), else 1.
     fold: usize,
+    /// A permuting copy (see [`crate::exec::permute`]), which replaces the tiles, and the
+    /// plan's element count (its ranges map onto the copy's work items).
+    permute: Option<(PermuteCopy, usize)>,
     memory: PhantomData<&'p ()>,
 }
 
@@ -68,7 +72,7 @@ impl<'p> Walk<'p> {
         // strides over the plan's shape address elements of its dtype inside its array's
         // storage, which the plan keeps alive for `'p`; outputs are writable; `widths` are the
         // operands' element sizes.
-        unsafe {
+        let mut walk = unsafe {
             Walk::from_parts(
                 plan.shape(),
                 bases,
@@ -76,7 +80,11 @@ impl<'p> Walk<'p> {
                 tiling,
                 Some((&widths, plan.noutputs())),
             )
-        }
+        };
+        // The permuting copy regroups the plan's own dims and strides (its module doc): the
+        // same elements, by the plan's guarantees.
+        walk.permute = tiled::permute_copy(plan).map(|p| (p, plan.numel()));
+        walk
     }
 
     /// A walk over `shape` (fastest first) for operands at `bases` with byte strides
@@ -164,6 +172,7 @@ impl<'p> Walk<'p> {
             packed_strides,
             direct,
             fold,
+            permute: None,
             memory: PhantomData,
         }
     }
@@ -178,6 +187,20 @@ impl<'p> Walk<'p> {
     /// torch's `serial_for_each` over `[begin, end)` of the walk order: a DimCounter hands out
     /// 2-D blocks, and a tiled walk cuts each into tiles (rows of tiles along dim 0 first).
     pub(crate) fn run(&self, begin: usize, end: usize, f: &impl Fn(&Block)) {
+        if let Some((p, numel)) = &self.permute {
+            // ranges of the plan map onto ranges of work items (monotonically: ranges that
+            // partition the plan partition the items)
+            let items = p.items() as u128;
+            let at = |x: usize| (x as u128 * items / (*numel).max(1) as u128) as usize;
+            // SAFETY: operand 0 (the output) and 1 (the input) of the plan `p` was made from
+            // (`Walk::new`), whose guarantees `from_parts` took; ranges handed to different
+            // threads map to disjoint items, so no two threads write the same element.
+            unsafe { super::permute::run(p, self.base[0], self.base[1], at(begin), at(end)) };
+            if p.stream {
+                transpose::fence();
+            }
+            return;
+        }
         // A folded walk's elements are runs of `fold` plan elements: a range of the plan maps
         // to the runs that start in it, so that ranges that partition the plan partition the
         // runs too.

@@ -1,0 +1,308 @@
+//! The geometry of a permuting copy: `dst.copy_(src)` of the same dtype where the two
+//! operands' fastest dims differ (`contiguous()` of a permuted view, NCHW <-> NHWC, any
+//! permutation of 3-6 dims).
+//!
+//! A copy is limited by memory only when every cache line it touches is read (or written)
+//! whole, once. The plan's dims are split three ways:
+//!
+//! - **rows** ("R"): the output's fastest dims, as many as are contiguous one after the other
+//!   in the output (their merged index `r` is contiguous there, element `r` at `r·E` bytes);
+//! - **columns** ("C"): the input's fastest dims, contiguous in the input in the same way
+//!   (merged index `c` at `c·E` bytes of the input);
+//! - **outer**: the others, walked outside.
+//!
+//! A dim contiguous in *both* (a permutation that keeps the last dim in place) is folded into
+//! the element first: `E` is that run's bytes, and the rest is permuted in runs.
+//!
+//! Element `(r, c)` is then at `in_row[r] + c·E` in the input and at `r·E + out_col[c]` in the
+//! output: a 2-D transpose whose row starts (input) and column starts (output) come from two
+//! small tables (affine for a plain 2-D transpose, not for merged dims of different orders,
+//! e.g. the reversal of (9, 1449, 86, 7), where `R` merges sizes 9 and 1449 and `C` 7 and 86).
+//! The raw executor (`raw::permute`) cuts `R × C` into tiles and copies each through register
+//! transposes: every input row of a tile is read in long runs, every output column written in
+//! long runs, whatever the sizes of the single dims.
+#![forbid(unsafe_code)]
+
+use smallvec::SmallVec;
+
+/// Dims kept inline.
+type Dims<T> = SmallVec<[T; 8]>;
+
+/// Merged dims of one side, fastest first: `sizes`, and the *other* operand's byte strides
+/// along them (the table the executor builds from them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    pub sizes: Dims<usize>,
+    pub strides: Dims<isize>,
+}
+
+impl Group {
+    /// Elements of the merged index.
+    pub fn len(&self) -> usize {
+        self.sizes.iter().product()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The other operand's byte offsets of the merged indices `start..start + out.len()`.
+    pub fn offsets(&self, start: usize, out: &mut [isize]) {
+        // the digits of `start`, fastest first, then counted up
+        let mut digits: Dims<usize> = SmallVec::new();
+        let mut rest = start;
+        let mut offset = 0isize;
+        for (&n, &s) in self.sizes.iter().zip(&self.strides) {
+            let d = rest % n;
+            rest /= n;
+            digits.push(d);
+            offset += d as isize * s;
+        }
+        for slot in out.iter_mut() {
+            *slot = offset;
+            for k in 0..digits.len() {
+                digits[k] += 1;
+                offset += self.strides[k];
+                if digits[k] < self.sizes[k] {
+                    break;
+                }
+                offset -= digits[k] as isize * self.strides[k];
+                digits[k] = 0;
+            }
+        }
+    }
+}
+
+/// A permuting copy, in the executor's terms (module doc).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermuteCopy {
+    /// Bytes per element (the plan's element times the folded run).
+    pub elem: usize,
+    /// Plan elements per element: the size of the folded dim, else 1.
+    pub fold: usize,
+    /// The output's fastest dims; `strides` are the input's.
+    pub rows: Group,
+    /// The input's fastest dims; `strides` are the output's.
+    pub cols: Group,
+    /// The other dims in the output's order (fastest first): (size, output byte stride,
+    /// input byte stride).
+    pub outer: Dims<(usize, isize, isize)>,
+    /// Tile edges along `r` and `c` (elements).
+    pub tile_r: usize,
+    pub tile_c: usize,
+    /// Write the output with non-temporal stores (it is larger than half of the last-level
+    /// cache: its lines would only evict the input's).
+    pub stream: bool,
+}
+
+impl PermuteCopy {
+    /// Tiles along `r` and `c`.
+    pub fn tiles(&self) -> (usize, usize) {
+        (
+            self.rows.len().div_ceil(self.tile_r),
+            self.cols.len().div_ceil(self.tile_c),
+        )
+    }
+    /// Work items: every tile of every outer index (rows of tiles fastest, then columns of
+    /// tiles, then the outer dims in the output's order).
+    pub fn items(&self) -> usize {
+        let (tr, tc) = self.tiles();
+        tr * tc * self.outer.iter().map(|o| o.0).product::<usize>()
+    }
+}
+
+/// Total bytes (both operands) from which a copy takes the permuting path: smaller ones fit
+/// in L1 in any order.
+pub const MIN_BYTES: usize = 32 * 1024;
+/// A group stops merging dims once its index is this long (elements): longer runs than a
+/// tile's edge gain nothing, and the dims left over are free for the other group.
+pub const GROUP_TARGET: usize = 1024;
+
+/// Tile edges (elements along r, along c) for elements of `elem` bytes over `rows × cols`:
+/// both operands' tiles together in half of L2 (so that long runs of each are read and
+/// written per row), a square when both are long, else the short side whole and the other
+/// longer; rows a multiple of 16 (a register transpose's step) where they are cut.
+fn tile_edges(elem: usize, rows: usize, cols: usize) -> (usize, usize) {
+    const STEP: usize = 16;
+    let elements = (super::cache::sizes().l2 / 4 / elem).max(STEP * STEP);
+    let square = (elements.isqrt() / STEP * STEP).max(STEP);
+    let fill = |short: usize| (elements / short.max(1) / STEP * STEP).clamp(STEP, MAX_EDGE);
+    if rows <= square {
+        (rows, cols.min(fill(rows)))
+    } else if cols <= square {
+        (rows.min(fill(cols)), cols)
+    } else {
+        (square, square)
+    }
+}
+
+/// Longest tile edge (elements).
+pub const MAX_EDGE: usize = 2048;
+
+/// The permuting copy of a plan of `shape` (fastest first) with byte strides `out(d)` and
+/// `inp(d)` and `width`-byte elements, or `None` when it is not one: fewer than two dims
+/// left after folding, an output or input that is not contiguous along its fastest dim, or
+/// too small a plan. `stream_from`: output bytes from which stores are streamed.
+pub fn plan(
+    shape: &[usize],
+    out: impl Fn(usize) -> isize,
+    inp: impl Fn(usize) -> isize,
+    width: usize,
+    stream_from: usize,
+) -> Option<PermuteCopy> {
+    let numel: usize = shape.iter().product();
+    if 2 * numel * width <= MIN_BYTES {
+        return None;
+    }
+    plan_any_size(shape, out, inp, width, stream_from)
+}
+
+/// [`plan`] without the size test.
+pub fn plan_any_size(
+    shape: &[usize],
+    out: impl Fn(usize) -> isize,
+    inp: impl Fn(usize) -> isize,
+    width: usize,
+    stream_from: usize,
+) -> Option<PermuteCopy> {
+    let numel: usize = shape.iter().product();
+    if numel == 0 {
+        return None;
+    }
+    let w = width as isize;
+    // (size, out stride, in stride) of the dims that matter
+    let mut dims: Dims<(usize, isize, isize)> = (0..shape.len())
+        .filter(|&d| shape[d] > 1)
+        .map(|d| (shape[d], out(d), inp(d)))
+        .collect();
+    // fold a run contiguous in both
+    let mut fold = 1;
+    if let Some(k) = dims.iter().position(|&(_, so, si)| so == w && si == w) {
+        fold = dims[k].0;
+        dims.remove(k);
+    }
+    let elem = width * fold;
+    let e = elem as isize;
+    if dims.len() < 2 {
+        return None;
+    }
+    let mut by_out: Dims<usize> = (0..dims.len()).collect();
+    by_out.sort_by_key(|&k| dims[k].1.unsigned_abs());
+    let mut by_in: Dims<usize> = (0..dims.len()).filter(|&k| dims[k].2 != 0).collect();
+    by_in.sort_by_key(|&k| dims[k].2.unsigned_abs());
+    let (o0, i0) = (by_out[0], *by_in.first()?);
+    if dims[o0].1 != e || dims[i0].2 != e || o0 == i0 {
+        return None;
+    }
+    // grow both groups along their operand's contiguous order, the shorter one first
+    let (mut rows, mut cols): (Dims<usize>, Dims<usize>) =
+        (smallvec::smallvec![o0], smallvec::smallvec![i0]);
+    let len = |g: &Dims<usize>| g.iter().map(|&k| dims[k].0).product::<usize>();
+    loop {
+        let next_row = by_out.get(rows.len()).copied().filter(|&k| {
+            let last = dims[*rows.last().unwrap_or(&o0)];
+            !cols.contains(&k) && dims[k].1 == last.1 * last.0 as isize
+        });
+        let next_col = by_in.get(cols.len()).copied().filter(|&k| {
+            let last = dims[*cols.last().unwrap_or(&i0)];
+            !rows.contains(&k) && dims[k].2 == last.2 * last.0 as isize
+        });
+        let grow_rows = next_row.filter(|_| len(&rows) < GROUP_TARGET);
+        let grow_cols = next_col.filter(|_| len(&cols) < GROUP_TARGET);
+        // one dim at a time, the shorter group first: a dim that continues both sides goes
+        // to the side that needs it more, and neither side takes a dim the other needs next
+        match (grow_rows, grow_cols) {
+            (Some(r), Some(c)) => {
+                if len(&rows) <= len(&cols) {
+                    rows.push(r)
+                } else {
+                    cols.push(c)
+                }
+            }
+            (Some(r), None) => rows.push(r),
+            (None, Some(c)) => cols.push(c),
+            (None, None) => break,
+        }
+    }
+    let group = |g: &Dims<usize>, other: fn(&(usize, isize, isize)) -> isize| Group {
+        sizes: g.iter().map(|&k| dims[k].0).collect(),
+        strides: g.iter().map(|&k| other(&dims[k])).collect(),
+    };
+    let rows_g = group(&rows, |d| d.2);
+    let cols_g = group(&cols, |d| d.1);
+    let outer = by_out
+        .iter()
+        .filter(|k| !rows.contains(k) && !cols.contains(k))
+        .map(|&k| dims[k])
+        .collect();
+    let (tile_r, tile_c) = tile_edges(elem, rows_g.len(), cols_g.len());
+    Some(PermuteCopy {
+        elem,
+        fold,
+        rows: rows_g,
+        cols: cols_g,
+        outer,
+        tile_r,
+        tile_c,
+        stream: numel * width >= stream_from,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dense(shape: &[usize], order: &[usize], width: usize) -> Vec<isize> {
+        // strides of `shape` laid out with `order[0]` fastest
+        let mut s = vec![0isize; shape.len()];
+        let mut acc = width as isize;
+        for &d in order {
+            s[d] = acc;
+            acc *= shape[d] as isize;
+        }
+        s
+    }
+
+    #[test]
+    fn groups_merge_dims_of_each_side() {
+        // plan of the reversal of (9, 1449, 86, 7): plan dims (output fastest first)
+        // 9, 1449, 86, 7; the input is fastest along the last.
+        let shape = [9, 1449, 86, 7];
+        let so = dense(&shape, &[0, 1, 2, 3], 4);
+        let si = dense(&shape, &[3, 2, 1, 0], 4);
+        let p = plan(&shape, |d| so[d], |d| si[d], 4, usize::MAX).unwrap();
+        assert_eq!(p.rows.sizes.as_slice(), &[9, 1449]);
+        assert_eq!(p.cols.sizes.as_slice(), &[7, 86]);
+        assert!(p.outer.is_empty());
+        assert_eq!(p.elem, 4);
+        // a kept last dim folds
+        let shape = [13, 335, 6, 332];
+        let so = dense(&shape, &[0, 1, 2, 3], 4);
+        let si = dense(&shape, &[0, 3, 2, 1], 4);
+        let p = plan(&shape, |d| so[d], |d| si[d], 4, usize::MAX).unwrap();
+        assert_eq!((p.elem, p.fold), (52, 13));
+        // the dim of size 6 continues both sides: the shorter group takes it
+        assert_eq!(p.rows.sizes.as_slice(), &[335]);
+        assert_eq!(p.cols.sizes.as_slice(), &[332, 6]);
+        // (3, 90, 5, 12, 10, 50) permuted by (3, 5, 1, 4, 0, 2): the rows (5 x 3 elements)
+        // take the dim of size 10 before the columns (50) do, so that both are long
+        let shape = [5, 3, 10, 90, 50, 12];
+        let so = dense(&shape, &[0, 1, 2, 3, 4, 5], 4);
+        let si = dense(&shape, &[4, 2, 5, 0, 3, 1], 4);
+        let p = plan(&shape, |d| so[d], |d| si[d], 4, usize::MAX).unwrap();
+        assert_eq!(p.rows.sizes.as_slice(), &[5, 3, 10, 90]);
+        assert_eq!(p.cols.sizes.as_slice(), &[50]);
+    }
+
+    #[test]
+    fn offsets_count_through_the_digits() {
+        let g = Group {
+            sizes: smallvec::smallvec![3, 4],
+            strides: smallvec::smallvec![100, 7],
+        };
+        let mut out = [0isize; 7];
+        g.offsets(2, &mut out);
+        let want: Vec<isize> = (2..9)
+            .map(|m| (m % 3) as isize * 100 + (m / 3) as isize * 7)
+            .collect();
+        assert_eq!(out.as_slice(), want.as_slice());
+    }
+}

@@ -1,0 +1,436 @@
+//! The executor of a permuting copy ([`crate::exec::permute`]): tiles of `R × C` copied from
+//! the input to the output through register transposes (16 × 16 with AVX-512 or two 8 × 8
+//! with AVX2 for 4-byte elements, two 4 × 4 with AVX2 for 8-byte ones), each input row read
+//! in whole lines and each output column written 64 bytes at a time; other element sizes
+//! (runs of a folded dim) are copied run by run, down the output's columns. Raw memory: see
+//! the invariants in [`super`].
+
+use super::SendPtr;
+use crate::exec::permute::PermuteCopy;
+
+/// Which register kernel a tile takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    Avx512x4,
+    Avx2x4,
+    Avx2x8,
+    Runs,
+}
+
+fn kernel(elem: usize) -> Kernel {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if elem == 4 && std::arch::is_x86_feature_detected!("avx512f") {
+            return Kernel::Avx512x4;
+        }
+        if super::wide() {
+            match elem {
+                4 => return Kernel::Avx2x4,
+                8 => return Kernel::Avx2x8,
+                _ => {}
+            }
+        }
+    }
+    Kernel::Runs
+}
+
+/// Copies work items `begin..end` of `p` (see [`PermuteCopy::items`]) from the input at `src`
+/// to the output at `dst`.
+///
+/// # Safety
+/// `p` describes the plan whose operands are at `dst` (output, operand 0) and `src` (input):
+/// every element index of the plan, split into (outer, r, c) as `p` does, addresses an
+/// element of both inside their storage (the plan's guarantees: `p` only regroups the plan's
+/// dims and strides), the output writable, the two not overlapping; no other thread writes
+/// the output elements of these items meanwhile.
+pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usize, end: usize) {
+    let (tiles_r, tiles_c) = p.tiles();
+    let (len_r, len_c) = (p.rows.len(), p.cols.len());
+    let e = p.elem;
+    let mut in_row = vec![0isize; p.tile_r];
+    let mut out_col = vec![0isize; p.tile_c];
+    let mut have = (usize::MAX, usize::MAX);
+    let k = kernel(e);
+    for item in begin..end {
+        let (tr, rest) = (item % tiles_r, item / tiles_r);
+        let (tc, mut o) = (rest % tiles_c, rest / tiles_c);
+        let (r0, c0) = (tr * p.tile_r, tc * p.tile_c);
+        let (nr, nc) = (p.tile_r.min(len_r - r0), p.tile_c.min(len_c - c0));
+        if have.0 != tr {
+            p.rows.offsets(r0, &mut in_row[..nr]);
+        }
+        if have.1 != tc {
+            p.cols.offsets(c0, &mut out_col[..nc]);
+        }
+        have = (tr, tc);
+        let (mut off_out, mut off_in) = (0isize, 0isize);
+        for &(n, so, si) in &p.outer {
+            let d = o % n;
+            o /= n;
+            off_out += d as isize * so;
+            off_in += d as isize * si;
+        }
+        let s = src.get().wrapping_offset(off_in + (c0 * e) as isize) as *const u8;
+        let d = dst.get().wrapping_offset(off_out + (r0 * e) as isize);
+        let (rows, cols) = (&in_row[..nr], &out_col[..nc]);
+        // SAFETY: element (r, c) of this tile is element (r0 + r, c0 + c) of the outer index
+        // `o`: at `s + rows[r] + c·e` in the input and `d + r·e + cols[c]` in the output, by
+        // the construction of the tables (`Group::offsets`) and the caller's guarantees; the
+        // kernels' CPU features were checked by `kernel`.
+        unsafe {
+            match k {
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx512x4 => tile_avx512_4(s, rows, d, cols, p.stream),
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx2x4 => tile_avx2::<8>(s, rows, d, cols, p.stream),
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx2x8 => tile_avx2::<4>(s, rows, d, cols, p.stream),
+                _ => tile_runs(s, rows, d, cols, 0, 0, e),
+            }
+        }
+    }
+}
+
+/// How far ahead along an input row (bytes) the run copy asks for lines: it reads many rows
+/// at once in steps of one run, more streams than the hardware prefetchers follow (the
+/// register kernels read whole lines per row and step, which they do follow).
+const PREFETCH_AHEAD: usize = 512;
+
+/// Asks the CPU to start loading the line at `p` (a hint: it never faults, whatever `p`).
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that never faults or changes memory; SSE is part of
+    // x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Copies `len` bytes from `s` to `d` in as few unaligned moves as it can (16-byte moves, the
+/// last one overlapping the one before).
+///
+/// # Safety
+/// `len` bytes readable at `s`, writable at `d`, not overlapping.
+#[inline(always)]
+unsafe fn copy_run(s: *const u8, d: *mut u8, len: usize) {
+    // SAFETY: every move below stays inside `[0, len)` of both ranges (the caller's).
+    unsafe {
+        if len >= 16 {
+            let mut o = 0;
+            while o + 16 <= len {
+                let v = (s.add(o) as *const u128).read_unaligned();
+                (d.add(o) as *mut u128).write_unaligned(v);
+                o += 16;
+            }
+            if o < len {
+                let v = (s.add(len - 16) as *const u128).read_unaligned();
+                (d.add(len - 16) as *mut u128).write_unaligned(v);
+            }
+        } else if len >= 8 {
+            let (a, b) = (
+                (s as *const u64).read_unaligned(),
+                (s.add(len - 8) as *const u64).read_unaligned(),
+            );
+            (d as *mut u64).write_unaligned(a);
+            (d.add(len - 8) as *mut u64).write_unaligned(b);
+        } else if len >= 4 {
+            let (a, b) = (
+                (s as *const u32).read_unaligned(),
+                (s.add(len - 4) as *const u32).read_unaligned(),
+            );
+            (d as *mut u32).write_unaligned(a);
+            (d.add(len - 4) as *mut u32).write_unaligned(b);
+        } else {
+            std::ptr::copy_nonoverlapping(s, d, len);
+        }
+    }
+}
+
+/// The sub-tile of rows `r0..` and columns `c0..` of a tile, one element (`e` bytes) at a
+/// time: down each output column (a run of output bytes), the input's lines reused from one
+/// column to the next.
+///
+/// # Safety
+/// Element `(r, c)` at `s + rows[r] + c·e` (readable) and `d + r·e + cols[c]` (writable), for
+/// every `r < rows.len()`, `c < cols.len()`; the two sides do not overlap.
+unsafe fn tile_runs(
+    s: *const u8,
+    rows: &[isize],
+    d: *mut u8,
+    cols: &[isize],
+    r0: usize,
+    c0: usize,
+    e: usize,
+) {
+    for (c, &col) in cols.iter().enumerate().skip(c0) {
+        let from = s.wrapping_add(c * e);
+        let to = d.wrapping_offset(col);
+        for (r, &row) in rows.iter().enumerate().skip(r0) {
+            let at = from.wrapping_offset(row);
+            prefetch(at.wrapping_add(PREFETCH_AHEAD));
+            // SAFETY: element (r, c), as the caller guarantees.
+            unsafe { copy_run(at, to.wrapping_add(r * e), e) };
+        }
+    }
+}
+
+/// The tile in steps of `2L` rows × `L` columns of `32 / L`-byte elements: two `L × L` register
+/// transposes, after which each of the `L` output columns gets 64 contiguous bytes (streamed
+/// when asked and aligned); the fringe goes through [`tile_runs`].
+///
+/// # Safety
+/// As for [`tile_runs`] with `e = 32 / L`; the CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn tile_avx2<const L: usize>(
+    s: *const u8,
+    rows: &[isize],
+    d: *mut u8,
+    cols: &[isize],
+    stream: bool,
+) {
+    use super::pack::{transpose4, transpose8};
+    use std::arch::x86_64::*;
+    let e = 32 / L;
+    let (nr, nc) = (rows.len(), cols.len());
+    let (full_r, full_c) = (nr - nr % (2 * L), nc - nc % L);
+    let aligned = stream && (d as usize).is_multiple_of(32) && cols.iter().all(|&c| c % 32 == 0);
+    let mut ptr = [s; 16];
+    for r in (0..full_r).step_by(2 * L) {
+        for q in 0..2 * L {
+            ptr[q] = s.wrapping_offset(rows[r + q]);
+        }
+        for c in (0..full_c).step_by(L) {
+            let mut lo = [_mm256_setzero_ps(); 8];
+            let mut hi = [_mm256_setzero_ps(); 8];
+            for q in 0..L {
+                // SAFETY: rows r+q and r+L+q, columns c..c+L: inside the tile.
+                unsafe {
+                    lo[q] = _mm256_loadu_ps(ptr[q].wrapping_add(c * e) as *const f32);
+                    hi[q] = _mm256_loadu_ps(ptr[L + q].wrapping_add(c * e) as *const f32);
+                }
+            }
+            let (lo, hi) = if L == 8 {
+                (transpose8(lo), transpose8(hi))
+            } else {
+                (transpose4(lo), transpose4(hi))
+            };
+            for q in 0..L {
+                let out = d.wrapping_offset(cols[c + q]).wrapping_add(r * e) as *mut f32;
+                // SAFETY: output column c+q, rows r..r+2L: inside the tile; 32-byte aligned
+                // when streaming (`r·e` is a multiple of 64).
+                unsafe {
+                    if aligned {
+                        _mm256_stream_ps(out, lo[q]);
+                        _mm256_stream_ps(out.wrapping_add(8), hi[q]);
+                    } else {
+                        _mm256_storeu_ps(out, lo[q]);
+                        _mm256_storeu_ps(out.wrapping_add(8), hi[q]);
+                    }
+                }
+            }
+        }
+    }
+    // SAFETY: sub-tiles of the tile.
+    unsafe {
+        tile_runs(s, &rows[..full_r], d, cols, 0, full_c, e);
+        tile_runs(s, rows, d, cols, full_r, 0, e);
+    }
+}
+
+/// [`tile_avx2`] for 4-byte elements with AVX-512: 16 × 16 register transposes, each input
+/// row read and each output column written one 64-byte line per step.
+///
+/// # Safety
+/// As for [`tile_runs`] with `e = 4`; the CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn tile_avx512_4(s: *const u8, rows: &[isize], d: *mut u8, cols: &[isize], stream: bool) {
+    use std::arch::x86_64::*;
+    let (nr, nc) = (rows.len(), cols.len());
+    let (full_r, full_c) = (nr - nr % 16, nc - nc % 16);
+    let aligned = stream && (d as usize).is_multiple_of(64) && cols.iter().all(|&c| c % 64 == 0);
+    let mut ptr = [s; 16];
+    for r in (0..full_r).step_by(16) {
+        for q in 0..16 {
+            ptr[q] = s.wrapping_offset(rows[r + q]);
+        }
+        for c in (0..full_c).step_by(16) {
+            let mut x = [_mm512_setzero_ps(); 16];
+            for q in 0..16 {
+                // SAFETY: row r+q, columns c..c+16: inside the tile.
+                x[q] = unsafe { _mm512_loadu_ps(ptr[q].wrapping_add(c * 4) as *const f32) };
+            }
+            let y = transpose16(x);
+            for q in 0..16 {
+                let out = d.wrapping_offset(cols[c + q]).wrapping_add(r * 4) as *mut f32;
+                // SAFETY: output column c+q, rows r..r+16: inside the tile; 64-byte aligned
+                // when streaming (`r·4` is a multiple of 64).
+                unsafe {
+                    if aligned {
+                        _mm512_stream_ps(out, y[q]);
+                    } else {
+                        _mm512_storeu_ps(out, y[q]);
+                    }
+                }
+            }
+        }
+    }
+    // SAFETY: sub-tiles of the tile.
+    unsafe {
+        tile_runs(s, &rows[..full_r], d, cols, 0, full_c, 4);
+        tile_runs(s, rows, d, cols, full_r, 0, 4);
+    }
+}
+
+/// Transposes the 16 × 16 block of 32-bit lanes in `x` (row q in `x[q]`). Lanes are only
+/// moved.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn transpose16(x: [std::arch::x86_64::__m512; 16]) -> [std::arch::x86_64::__m512; 16] {
+    use std::arch::x86_64::*;
+    // pairs of rows interleaved within each 128-bit lane
+    let mut t = [_mm512_setzero_ps(); 16];
+    for i in 0..8 {
+        t[2 * i] = _mm512_unpacklo_ps(x[2 * i], x[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(x[2 * i], x[2 * i + 1]);
+    }
+    // u[4i + j], lane L: rows 4i..4i+4 of column 4L + j
+    let mut u = [_mm512_setzero_ps(); 16];
+    for i in 0..4 {
+        u[4 * i] = _mm512_shuffle_ps::<0x44>(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 1] = _mm512_shuffle_ps::<0xEE>(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 2] = _mm512_shuffle_ps::<0x44>(t[4 * i + 1], t[4 * i + 3]);
+        u[4 * i + 3] = _mm512_shuffle_ps::<0xEE>(t[4 * i + 1], t[4 * i + 3]);
+    }
+    // column 4L + j: lane L of u[j], u[4 + j], u[8 + j], u[12 + j]
+    let mut y = [_mm512_setzero_ps(); 16];
+    for j in 0..4 {
+        let a01 = _mm512_shuffle_f32x4::<0x44>(u[j], u[4 + j]);
+        let a23 = _mm512_shuffle_f32x4::<0xEE>(u[j], u[4 + j]);
+        let b01 = _mm512_shuffle_f32x4::<0x44>(u[8 + j], u[12 + j]);
+        let b23 = _mm512_shuffle_f32x4::<0xEE>(u[8 + j], u[12 + j]);
+        y[j] = _mm512_shuffle_f32x4::<0x88>(a01, b01);
+        y[4 + j] = _mm512_shuffle_f32x4::<0xDD>(a01, b01);
+        y[8 + j] = _mm512_shuffle_f32x4::<0x88>(a23, b23);
+        y[12 + j] = _mm512_shuffle_f32x4::<0xDD>(a23, b23);
+    }
+    y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::permute::plan_any_size;
+
+    /// Every permutation of small shapes (sizes around the kernels' steps) copied with each
+    /// kernel equals the naive permuted copy.
+    #[test]
+    fn permuting_copies_match_the_naive_loop() {
+        let shapes: [&[usize]; 6] = [
+            &[33, 47],
+            &[16, 64],
+            &[3, 17, 40],
+            &[9, 31, 2, 7],
+            &[5, 1, 33, 18],
+            &[2, 3, 5, 7, 4],
+        ];
+        for shape in shapes {
+            let n = shape.len();
+            let numel: usize = shape.iter().product();
+            let mut perms = vec![(0..n).collect::<Vec<_>>()];
+            // all permutations (n <= 5)
+            for k in 1..n {
+                let mut next = Vec::new();
+                for p in &perms {
+                    for i in 0..=k {
+                        let mut q = p.clone();
+                        let v = q.remove(k);
+                        q.insert(i, v);
+                        next.push(q);
+                    }
+                }
+                perms = next;
+            }
+            for perm in &perms {
+                check::<u32>(shape, perm, numel);
+                check::<u64>(shape, perm, numel);
+            }
+        }
+    }
+
+    /// Plan dims `shape` (output contiguous, fastest first); the input laid out with dims in
+    /// the order `perm` (perm[0] fastest).
+    fn check<T: Copy + PartialEq + std::fmt::Debug + From<u32>>(
+        shape: &[usize],
+        perm: &[usize],
+        numel: usize,
+    ) {
+        let w = std::mem::size_of::<T>();
+        let mut so = vec![0isize; shape.len()];
+        let mut si = so.clone();
+        let mut acc = w as isize;
+        for d in 0..shape.len() {
+            so[d] = acc;
+            acc *= shape[d] as isize;
+        }
+        let mut acc = w as isize;
+        for &d in perm {
+            si[d] = acc;
+            acc *= shape[d] as isize;
+        }
+        let src: Vec<T> = (0..numel as u32).map(|i| T::from(i + 1)).collect();
+        let mut dst = vec![T::from(0); numel];
+        for (tile, stream) in [
+            (None, false),
+            (Some((16, 8)), true),
+            (Some((32, 24)), false),
+        ] {
+            let Some(mut p) = plan_any_size(
+                shape,
+                |d| so[d],
+                |d| si[d],
+                w,
+                if stream { 0 } else { usize::MAX },
+            ) else {
+                return;
+            };
+            if let Some((r, c)) = tile {
+                (p.tile_r, p.tile_c) = (r, c);
+            }
+            dst.fill(T::from(0));
+            // split in two ranges, as two threads would run them
+            let items = p.items();
+            for (b, e) in [(0, items / 3), (items / 3, items)] {
+                // SAFETY: both buffers hold `numel` elements laid out by `so` / `si`.
+                unsafe {
+                    run(
+                        &p,
+                        SendPtr(dst.as_mut_ptr() as *mut u8),
+                        SendPtr(src.as_ptr() as *mut u8),
+                        b,
+                        e,
+                    )
+                };
+            }
+            super::super::transpose::fence();
+            for idx in 0..numel {
+                let (mut o, mut i, mut rest) = (0isize, 0isize, idx);
+                for d in 0..shape.len() {
+                    let x = (rest % shape[d]) as isize;
+                    rest /= shape[d];
+                    o += x * so[d];
+                    i += x * si[d];
+                }
+                assert_eq!(
+                    dst[o as usize / w],
+                    src[i as usize / w],
+                    "{shape:?} {perm:?} at {idx}: {p:?}"
+                );
+            }
+        }
+    }
+}
