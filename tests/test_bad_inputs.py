@@ -544,6 +544,11 @@ TORCH_CASES = {
         lambda: fi.take(fi.ones(0), _i64([0])),
         lambda: T.take(T.ones(0), _t64([0])),
     ),
+    # torch wraps the indices with `index % size`: an empty dim divides by zero
+    "take_along_dim_of_empty_dim": (
+        lambda: fi.take_along_dim(fi.zeros((2, 0)), _i64([[5]]), 1),
+        lambda: T.take_along_dim(T.zeros((2, 0)), _t64([[5]]), 1),
+    ),
     "take_along_dim_float_index": (
         lambda: fi.take_along_dim(fi.ones((2, 2)), fi.ones((1, 1)), 1),
         lambda: T.take_along_dim(T.ones((2, 2)), T.ones((1, 1)), 1),
