@@ -24,7 +24,8 @@
 #   valgrind, at a speed where torch-based pytest modules can run too:
 #   FERROITER_SANITIZE_PYTEST (default: the bad-input catalogue, the blocked formats, the
 #   sorting and manipulation suites). Child interpreters (run_isolated) inherit the preload.
-#   Leak checking is off (CPython frees little at exit); the goal is zero reports.
+#   Leak checking is off (CPython frees little at exit), and a failed huge allocation returns
+#   null (a MemoryError, as without ASan) instead of aborting; the goal is zero reports.
 #
 # Exit status: non-zero when any step that could run found an error.
 set -uo pipefail
@@ -107,8 +108,11 @@ PY
         suffix=$(python -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
         cp "target/asan-py/$host/quick/libferroiter.so" "$pkg/ferroiter/_ferroiter$suffix"
         rm -f target/asan-py/report.*
-        asan_env=(env LD_PRELOAD="$libasan" PYTHONPATH="$PWD/$pkg"
-            ASAN_OPTIONS="detect_leaks=0:alloc_dealloc_mismatch=0:new_delete_type_mismatch=0:log_path=$PWD/target/asan-py/report")
+        # libstdc++ preloaded too: ASan's __cxa_throw interceptor must find the real one at
+        # start-up (the interpreter does not link libstdc++; torch's C++ exceptions need it)
+        libstdcxx=$(gcc -print-file-name=libstdc++.so)
+        asan_env=(env LD_PRELOAD="$libasan $libstdcxx" PYTHONPATH="$PWD/$pkg"
+            ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1:alloc_dealloc_mismatch=0:new_delete_type_mismatch=0:log_path=$PWD/target/asan-py/report")
         "${asan_env[@]}" python -c "import ferroiter, sys; assert '$pkg' in ferroiter.__file__, ferroiter.__file__" \
             || { status=1; continue; }
         "${asan_env[@]}" python scripts/sanitize_smoke.py || status=1
