@@ -42,7 +42,7 @@ def perm_cases(
         # random log-sizes summing to log(numel); alpha 3: not too lopsided, alpha 1: often
         # a huge dim between sizes 2 and 3
         w = rng.dirichlet(alpha * np.ones(nd))
-        shape = [max(2, int(round(numel ** x))) for x in w]
+        shape = [max(2, int(round(numel**x))) for x in w]
         perm = list(rng.permutation(nd))
         if perm == sorted(perm):
             continue
@@ -103,7 +103,9 @@ def main() -> None:
     for threads in [int(t) for t in args.threads.split(",")]:
         fi.set_num_threads(threads)
         torch.set_num_threads(threads)
-        print(f"== {threads} thread(s); share of the same-run contiguous copy, best of {args.repeat}")
+        print(
+            f"== {threads} thread(s); share of the same-run contiguous copy, best of {args.repeat}"
+        )
         print(f"{'row':60s} {'ferroiter':>9s} {'torch':>7s} {'numpy':>7s} {'copyGB/s':>8s}")
         perm_shares: dict[str, list[float]] = {"ferroiter": [], "torch": [], "numpy": []}
         for name, a, perm in rows:

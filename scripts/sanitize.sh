@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Memory-safety checks a developer runs by hand (issue 13); not part of scripts/test.sh (slow).
 #
-#   bash scripts/sanitize.sh [miri] [asan] [valgrind]     (default: all three)
+#   bash scripts/sanitize.sh [miri] [asan] [valgrind] [asan-python]     (default: all four)
 #
 # - miri: the core's Rust tests under Miri (`cargo +nightly miri test`), which checks every
 #   unsafe access of src/storage.rs and src/exec/raw/ against Rust's aliasing and bounds rules.
@@ -17,13 +17,22 @@
 #   hash seed read with getrandom, which valgrind 3.19 does not model; the loader's strcmp),
 #   so the step counts the reports whose stack has a ferroiter frame: the goal is zero.
 #   FERROITER_SANITIZE_PYTEST="tests/test_x.py ..." also runs those pytest modules.
+# - asan-python: the extension itself built with AddressSanitizer (nightly, quick profile, in
+#   target/asan-py) and loaded by an interpreter with gcc's libasan preloaded (CPython, numpy
+#   and torch stay uninstrumented, but every heap block gets redzones, so the extension's
+#   reads and writes past a block are caught); runs scripts/sanitize_smoke.py and, unlike
+#   valgrind, at a speed where torch-based pytest modules can run too:
+#   FERROITER_SANITIZE_PYTEST (default: the bad-input catalogue, the blocked formats, the
+#   sorting and manipulation suites). Child interpreters (run_isolated) inherit the preload.
+#   Leak checking is off (CPython frees little at exit), and a failed huge allocation returns
+#   null (a MemoryError, as without ASan) instead of aborting; the goal is zero reports.
 #
 # Exit status: non-zero when any step that could run found an error.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(miri asan valgrind)
+[ ${#steps[@]} -eq 0 ] && steps=(miri asan valgrind asan-python)
 status=0
 host=$(rustc -vV | sed -n 's/^host: //p')
 
@@ -84,8 +93,38 @@ PY
             grep -c "ferroiter" target/valgrind-pytest.log || true
         fi
         ;;
+    asan-python)
+        echo "== AddressSanitizer in the extension (an ASan-preloaded interpreter)"
+        libasan=$(gcc -print-file-name=libasan.so 2>/dev/null)
+        if ! cargo +nightly --version >/dev/null 2>&1 || [ ! -e "$libasan" ]; then
+            echo "needs the nightly toolchain and gcc's libasan.so: skipped"
+            continue
+        fi
+        RUSTFLAGS="-Zsanitizer=address" PYO3_PYTHON="$(command -v python)" \
+            cargo +nightly build --profile quick --features python --lib --target "$host" \
+            --target-dir target/asan-py || { status=1; continue; }
+        pkg=target/asan-py/pkg
+        rm -rf "$pkg" && mkdir -p "$pkg" && cp -r python/ferroiter "$pkg/" && rm -f "$pkg"/ferroiter/*.so
+        suffix=$(python -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+        cp "target/asan-py/$host/quick/libferroiter.so" "$pkg/ferroiter/_ferroiter$suffix"
+        rm -f target/asan-py/report.*
+        # libstdc++ preloaded too: ASan's __cxa_throw interceptor must find the real one at
+        # start-up (the interpreter does not link libstdc++; torch's C++ exceptions need it)
+        libstdcxx=$(gcc -print-file-name=libstdc++.so)
+        asan_env=(env LD_PRELOAD="$libasan $libstdcxx" PYTHONPATH="$PWD/$pkg"
+            ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1:alloc_dealloc_mismatch=0:new_delete_type_mismatch=0:log_path=$PWD/target/asan-py/report")
+        "${asan_env[@]}" python -c "import ferroiter, sys; assert '$pkg' in ferroiter.__file__, ferroiter.__file__" \
+            || { status=1; continue; }
+        "${asan_env[@]}" python scripts/sanitize_smoke.py || status=1
+        modules=${FERROITER_SANITIZE_PYTEST:-tests/test_bad_inputs.py tests/test_blocked.py tests/test_sorting.py tests/test_manipulation.py}
+        # shellcheck disable=SC2086
+        "${asan_env[@]}" python -m pytest -q -p no:cacheprovider $modules || status=1
+        reports=$(cat target/asan-py/report.* 2>/dev/null | grep -c "^==[0-9]*==ERROR: AddressSanitizer" || true)
+        echo "asan-python: $reports AddressSanitizer report(s) (target/asan-py/report.*)"
+        [ "$reports" != "0" ] && status=1
+        ;;
     *)
-        echo "unknown step $step (miri, asan, valgrind)"
+        echo "unknown step $step (miri, asan, valgrind, asan-python)"
         status=2
         ;;
     esac

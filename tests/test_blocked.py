@@ -306,6 +306,56 @@ def test_reductions_exclude_the_padding(case, op, dim, seed):
         np.testing.assert_allclose(fi.std(blocked).numpy(), torch.std(x).numpy(), rtol=1e-12)
 
 
+#: Functions that compute on logical elements through strides (sorting, gathering, shape
+#: copies, matrix products): a blocked operand is read as its dense NC(D)HW copy, the result is
+#: dense. (They once read the physical storage with the logical shape: wrong values, and reads
+#: outside the storage.)
+def _index(*values):
+    return torch.tensor(values, dtype=torch.int64)
+
+
+LOGICAL_FUNCTIONS = {
+    "sort": lambda m, x: m.sort(x, 1).values,
+    "argsort": lambda m, x: m.argsort(x, 1),
+    "unique": lambda m, x: m.unique(x),
+    "nonzero": lambda m, x: m.nonzero(x - 2),
+    "take": lambda m, x: m.take(x, _of(m, _index(0, 7, -1))),
+    "index_select": lambda m, x: m.index_select(x, 1, _of(m, _index(0, 0))),
+    "take_along_dim": lambda m, x: m.take_along_dim(x, _of(m, torch.zeros(1, 1, 1, 1).long()), 1),
+    "tril": lambda m, x: m.tril(x),
+    "triu": lambda m, x: m.triu(x, 1),
+    "flip": lambda m, x: m.flip(x, (1,)),
+    "roll": lambda m, x: m.roll(x, 1, 1),
+    "tile": lambda m, x: m.tile(x, (2,)),
+    "repeat_interleave": lambda m, x: m.repeat_interleave(x, 2, 1),
+    "diff": lambda m, x: m.diff(x, dim=1),
+    "cat": lambda m, x: m.cat([x, x], 1),
+    "stack": lambda m, x: m.stack([x, x]),
+    "matmul": lambda m, x: m.matmul(x, x),
+    "tensordot": lambda m, x: m.tensordot(x, x, 4),
+    "vecdot": lambda m, x: (torch.linalg if m is torch else m).vecdot(x, x),
+    "searchsorted": lambda m, x: m.searchsorted(m.sort(x, -1).values, x),
+}
+
+
+def _of(module, t: torch.Tensor):
+    return t if module is torch else share(t)
+
+
+@pytest.mark.parametrize("name", sorted(LOGICAL_FUNCTIONS))
+def test_functions_on_logical_elements_read_blocked_arrays_densely(name):
+    f = LOGICAL_FUNCTIONS[name]
+    for shape, fmt in [((2, 5, 3, 3), fi.nChw8c), ((1, 17, 3, 3), fi.nChw16c)]:
+        x = values(shape, torch.float64, 7)
+        blocked = share(x).contiguous(memory_format=fmt)
+        mine, theirs = f(fi, blocked), f(torch, x)
+        if isinstance(theirs, tuple):
+            theirs = theirs[0]
+        assert tuple(mine.shape) == tuple(theirs.shape), name
+        np.testing.assert_allclose(np.asarray(mine.numpy()), theirs.numpy(), rtol=1e-12)
+        assert_padding_zero(blocked, 8 if fmt == fi.nChw8c else 16, f"{name}: ")
+
+
 # ---- predicates and errors ----
 
 

@@ -24,6 +24,13 @@ pub fn dense(a: &Array) -> Result<Array> {
     Ok(out)
 }
 
+/// Dense copies of the blocked arrays among `arrays` (the others as they are): for the
+/// functions that compute on logical elements through strides (sorting, gathering, matrix
+/// products), whose results then are dense too.
+pub fn dense_all(arrays: &[Array]) -> Result<Vec<Array>> {
+    arrays.iter().map(dense).collect()
+}
+
 /// `dst.copy_(src)` where either is blocked: the conversion walks the strided parts with the
 /// ordinary (tiled, transposing) copy, converting dtypes on the way. Zero converts to zero in
 /// every dtype, so a blocked-to-blocked copy of the whole physical view keeps the padding zero.

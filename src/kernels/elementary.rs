@@ -333,7 +333,27 @@ pub fn complex_logaddexp<C: Transcendental + ComplexParts>(a: C, b: C) -> C {
     if m.re_().is_infinite() && m.re_() > 0.0 {
         return m;
     }
-    m.add(n.sub(m).exp().ln_1p())
+    m.add(torch_complex_log1p(n.sub(m).exp()))
+}
+
+/// `log1p` of a complex number as torch's CPU `logaddexp` computes it: with `u = 1 + z`, `z`
+/// itself when `u == 1`, `log(u)` when `u - 1 == z`, else `log(u)` corrected by
+/// `z / (u - 1)` for the rounding of `u`. In the compute type's own precision: where `u - 1`
+/// is a subnormal whose reciprocal overflows (complex64 operands whose real parts are about
+/// 87 to 103 apart, with different imaginary parts) the correction is `inf`, the product
+/// NaN, and the result `nan+nanj`, as torch's.
+fn torch_complex_log1p<C: Transcendental>(z: C) -> C {
+    let one = C::from_scalar(crate::Scalar::Int(1));
+    let u = z.add(one);
+    if u == one {
+        return z;
+    }
+    let log_u = u.ln();
+    let u_minus_one = u.sub(one);
+    if u_minus_one == z {
+        return log_u;
+    }
+    log_u.mul(z.div(u_minus_one))
 }
 
 /// The real part of a complex compute type (for [`complex_logaddexp`]).
@@ -361,6 +381,27 @@ impl ComplexParts for C128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn complex_logaddexp_far_apart_is_torchs() {
+        // exp(-90 - 2j) is subnormal in f32: torch's log1p correction overflows to NaN
+        let nan = complex_logaddexp(C64::new(90.0, 0.0), C64::new(0.0, 2.0));
+        assert!(nan.re.is_nan() && nan.im.is_nan());
+        // equal imaginary parts: 1 + z rounds to 1 exactly, z is the answer
+        assert_eq!(
+            complex_logaddexp(C64::new(90.0, 0.0), C64::new(0.0, 0.0)),
+            C64::new(90.0, 0.0)
+        );
+        // further apart exp underflows to zero
+        assert_eq!(
+            complex_logaddexp(C64::new(110.0, 0.0), C64::new(0.0, 2.0)),
+            C64::new(110.0, 0.0)
+        );
+        // complex128 has the range for it
+        let wide = complex_logaddexp(C128::new(90.0, 0.0), C128::new(0.0, 2.0));
+        assert_eq!(wide.re, 90.0);
+        assert!(wide.im.is_finite() && wide.im != 0.0);
+    }
 
     #[test]
     fn next_after_steps_one_ulp_and_crosses_zero() {

@@ -86,6 +86,13 @@ pub fn predicate(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
         let answer = crate::Scalar::Bool(op == UnaryOp::Isfinite);
         return a.full_like(answer, Some(DType::Bool), crate::MemoryFormat::Preserve);
     }
+    let settled = !exact && a.shape().iter().any(|&n| n <= 1);
+    let out = match out {
+        None if settled && matches!(op, UnaryOp::Isinf | UnaryOp::Isfinite) => {
+            Some(torch_result_layout(op, a)?)
+        }
+        out => out,
+    };
     let mut config = TensorIteratorConfig::new();
     config.check_mem_overlap(true).check_all_same_dtype(false);
     if out.is_none() {
@@ -101,6 +108,45 @@ pub fn predicate(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
         run(&plan, |b| map1::<T, O>(b, |x| O::from_bool(ask(op, x.up()))))?
     }, else return Err(ni())), else return Err(ni()));
     Ok(plan.output(0)?.clone())
+}
+
+/// The result an elementwise iterator allocates for `config` (nothing is computed).
+fn allocated(config: TensorIteratorConfig) -> Result<Array> {
+    Ok(config.into_kernel_plan()?.output(0)?.clone())
+}
+
+/// An uncomputed result of `isinf`/`isfinite` of float or complex `a` with torch's strides.
+/// torch composes them: `isinf(x) = abs(x) == inf`, `isfinite(x) = (x == x) * (abs(x) !=
+/// inf)`, and for complex `x` the same of the view `real(x)`, combined in place with
+/// `imag(x)`'s. Each step is an iterator that lays its result out from the
+/// previous one's (a comparison with the scalar `inf` never takes the fast setup, and lays
+/// an empty result out with a zero stride after a zero size); where dims of size 0 or 1 leave
+/// the order of the strides open this differs from one iterator over `a`, so the steps are
+/// replayed here, allocating only.
+fn torch_result_layout(op: UnaryOp, a: &Array) -> Result<Array> {
+    use crate::plan::Input;
+    let inf = || Input::wrapped(crate::Scalar::Float(f64::INFINITY));
+    // (real(x)'s doubled element strides can make a dense complex array a sparse real one)
+    let a = &super::complex_parts::complex_part(a, false)?;
+    let abs = allocated(TensorIteratorConfig::unary_op(None, a.clone()))?;
+    let compared_with_inf = allocated(TensorIteratorConfig::comparison_op(
+        None,
+        Input::array(abs),
+        inf()?,
+    ))?;
+    if op == UnaryOp::Isinf {
+        return Ok(compared_with_inf);
+    }
+    let equal_itself = allocated(TensorIteratorConfig::comparison_op(
+        None,
+        Input::array(a.clone()),
+        Input::array(a.clone()),
+    ))?;
+    allocated(TensorIteratorConfig::binary_op(
+        None,
+        Input::array(equal_itself),
+        Input::array(compared_with_inf),
+    ))
 }
 
 /// The predicate's answer for one element (`op` is the same for the whole loop: the branch is

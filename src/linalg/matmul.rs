@@ -17,6 +17,10 @@ use crate::{Array, MemoryFormat};
 
 /// `matmul(a, b, out=)`.
 pub fn matmul(a: &Array, b: &Array, out: Option<&Array>) -> Result<Array> {
+    let (a, b) = (
+        &crate::kernels::blocked::dense(a)?,
+        &crate::kernels::blocked::dense(b)?,
+    );
     let result = matmul_value(a, b)?;
     if let Some(o) = out {
         if o.dtype() != result.dtype() {

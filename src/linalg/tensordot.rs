@@ -30,6 +30,10 @@ fn reshape(x: &Array, shape: &[i64]) -> Result<Array> {
 
 /// `tensordot(a, b, dims)`.
 pub fn tensordot(a: &Array, b: &Array, dims: &Dims) -> Result<Array> {
+    let (a, b) = (
+        &crate::kernels::blocked::dense(a)?,
+        &crate::kernels::blocked::dense(b)?,
+    );
     let (list_a, list_b) = match dims {
         Dims::Count(n) => {
             let n = *n;
@@ -82,6 +86,16 @@ pub fn tensordot(a: &Array, b: &Array, dims: &Dims) -> Result<Array> {
         }
         contracted_a.push(wa);
         contracted_b.push(wb);
+    }
+    // torch checks for repeats after the sizes, the first list first
+    for contracted in [&contracted_a, &contracted_b] {
+        for (i, d) in contracted.iter().enumerate() {
+            if contracted[..i].contains(d) {
+                return Err(Error::value(format!(
+                    "dim {d} appears multiple times in the list of dims"
+                )));
+            }
+        }
     }
     let free_a: Vec<usize> = (0..a.ndim())
         .filter(|d| !contracted_a.contains(d))

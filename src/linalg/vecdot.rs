@@ -54,6 +54,10 @@ fn conj_widen<T: Dot>(x: T) -> T::Acc {
 
 /// `vecdot(x, y, dim)`.
 pub fn vecdot(x: &Array, y: &Array, dim: i64) -> Result<Array> {
+    let (x, y) = (
+        &crate::kernels::blocked::dense(x)?,
+        &crate::kernels::blocked::dense(y)?,
+    );
     let dtype = x.dtype();
     if !(dtype.is_complex() || matches!(dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64))
     {

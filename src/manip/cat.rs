@@ -35,6 +35,7 @@ pub(super) fn output_format<'a>(layouts: impl IntoIterator<Item = &'a Layout>) -
 
 /// `cat(arrays, dim)`.
 pub fn cat(arrays: &[Array], dim: i64) -> Result<Array> {
+    let arrays = &crate::kernels::blocked::dense_all(arrays)?[..];
     if arrays.is_empty() {
         return Err(Error::value(
             "torch.cat(): expected a non-empty list of Tensors",
@@ -98,6 +99,7 @@ pub fn cat(arrays: &[Array], dim: i64) -> Result<Array> {
 /// `stack(arrays, dim)`: every input must have one shape; each gains a dim at `dim`, then
 /// they are concatenated there.
 pub fn stack(arrays: &[Array], dim: i64) -> Result<Array> {
+    let arrays = &crate::kernels::blocked::dense_all(arrays)?[..];
     let Some(first) = arrays.first() else {
         return Err(Error::value("stack expects a non-empty TensorList"));
     };

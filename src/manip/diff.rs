@@ -40,6 +40,10 @@ pub fn diff(
     prepend: Option<&Array>,
     append: Option<&Array>,
 ) -> Result<Array> {
+    let a = &crate::kernels::blocked::dense(a)?;
+    let prepend = prepend.map(crate::kernels::blocked::dense).transpose()?;
+    let append = append.map(crate::kernels::blocked::dense).transpose()?;
+    let (prepend, append) = (prepend.as_ref(), append.as_ref());
     if a.ndim() == 0 {
         return Err(Error::value(
             "diff expects input to be at least one-dimensional",

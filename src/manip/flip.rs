@@ -48,6 +48,7 @@ pub(crate) fn reversed_view(a: &Array, dims: &[usize]) -> Result<Array> {
 
 /// `flip(a, dims)`.
 pub fn flip(a: &Array, dims: &[i64]) -> Result<Array> {
+    let a = &crate::kernels::blocked::dense(a)?;
     let dims = distinct_dims(dims, a.ndim())?;
     let out = a.empty_like(None, MemoryFormat::Preserve)?;
     if out.numel() > 0 {

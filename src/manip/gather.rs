@@ -39,6 +39,10 @@ fn full_slice() -> AdvancedItem {
 /// `index_select(a, dim, index)`: `index` is a 0-d or 1-D int32/int64 array of positions in
 /// `0..a.shape[dim]` (negative positions are refused, as torch refuses them).
 pub fn index_select(a: &Array, dim: i64, index: &Array) -> Result<Array> {
+    let (a, index) = (
+        &crate::kernels::blocked::dense(a)?,
+        &crate::kernels::blocked::dense(index)?,
+    );
     let dim = wrap_dim(dim, a.ndim())?;
     if index.ndim() > 1 {
         return Err(Error::index(
@@ -107,6 +111,10 @@ pub fn index_select(a: &Array, dim: i64, index: &Array) -> Result<Array> {
 /// `take(a, index)`: `a` read as if flattened, at the (int64) positions of `index`; negative
 /// positions count from the end. The result has `index`'s shape.
 pub fn take(a: &Array, index: &Array) -> Result<Array> {
+    let (a, index) = (
+        &crate::kernels::blocked::dense(a)?,
+        &crate::kernels::blocked::dense(index)?,
+    );
     if index.dtype() != DType::I64 {
         return Err(Error::value(format!(
             "take(): Expected a long tensor for index, but got {}",
@@ -146,6 +154,10 @@ pub fn take(a: &Array, index: &Array) -> Result<Array> {
 /// reduces the indices modulo the size there). With no dim, both are flattened (`a` must be
 /// viewable so) and gathered as torch's `gather` does (int32 or int64 indices, in bounds).
 pub fn take_along_dim(a: &Array, indices: &Array, dim: Option<i64>) -> Result<Array> {
+    let (a, indices) = (
+        &crate::kernels::blocked::dense(a)?,
+        &crate::kernels::blocked::dense(indices)?,
+    );
     let Some(dim) = dim else {
         let flat = a.view(&[-1])?;
         if !matches!(indices.dtype(), DType::I32 | DType::I64) {

@@ -21,6 +21,11 @@ pub enum Repeats {
 
 /// `repeat_interleave(a, repeats, dim)`.
 pub fn repeat_interleave(a: &Array, repeats: &Repeats, dim: Option<i64>) -> Result<Array> {
+    let a = &crate::kernels::blocked::dense(a)?;
+    let repeats = &match repeats {
+        Repeats::Counts(r) => Repeats::Counts(crate::kernels::blocked::dense(r)?),
+        count => count.clone(),
+    };
     // torch's message names the dim as written
     let dim_written = dim.unwrap_or(0);
     let (input, dim) = match dim {
@@ -86,7 +91,20 @@ pub fn repeat_interleave(a: &Array, repeats: &Repeats, dim: Option<i64>) -> Resu
             values
         }
     };
-    let mut index = Vec::with_capacity(counts.iter().sum::<i64>().max(0) as usize);
+    // The index holds one entry per result slice: its length is checked, and its memory
+    // reserved fallibly, so that huge repeats raise instead of aborting on allocation.
+    let total = counts
+        .iter()
+        .try_fold(0i64, |sum, &c| sum.checked_add(c))
+        .ok_or_else(|| {
+            Error::value("repeat_interleave: the repeats sum to more than 2^63 - 1 slices")
+        })? as usize;
+    let mut index: Vec<i64> = Vec::new();
+    index
+        .try_reserve_exact(total)
+        .map_err(|_| Error::OutOfMemory {
+            bytes: total.saturating_mul(8),
+        })?;
     for (i, &c) in counts.iter().enumerate() {
         index.extend(std::iter::repeat_n(i as i64, c as usize));
     }

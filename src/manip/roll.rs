@@ -38,6 +38,7 @@ fn result_format(a: &Array, shifts: &[i64], dims: &[usize]) -> Result<MemoryForm
 
 /// `roll(a, shifts, dims)`.
 pub fn roll(a: &Array, shifts: &[i64], dims: &[i64]) -> Result<Array> {
+    let a = &crate::kernels::blocked::dense(a)?;
     if dims.is_empty() && shifts.len() == 1 {
         let flat = reshape(a, &[-1])?;
         let rolled = roll(&flat, shifts, &[0])?;

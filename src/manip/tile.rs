@@ -11,6 +11,7 @@ use crate::shape::check_sizes;
 
 /// `a.repeat(repeats)`: `repeats` has at least `a.ndim()` entries; extra leading ones add dims.
 pub fn repeat(a: &Array, repeats: &[i64]) -> Result<Array> {
+    let a = &crate::kernels::blocked::dense(a)?;
     if repeats.len() < a.ndim() {
         return Err(Error::value(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
@@ -59,6 +60,7 @@ pub fn repeat(a: &Array, repeats: &[i64]) -> Result<Array> {
 
 /// `tile(a, dims)`: `dims` padded with leading ones to `a.ndim()`, then `repeat`.
 pub fn tile(a: &Array, dims: &[i64]) -> Result<Array> {
+    let a = &crate::kernels::blocked::dense(a)?;
     let mut repeats = vec![1i64; a.ndim().saturating_sub(dims.len())];
     repeats.extend_from_slice(dims);
     repeat(a, &repeats)

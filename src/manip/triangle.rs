@@ -19,6 +19,7 @@ pub enum Triangle {
 
 /// `tril`/`triu`.
 pub fn triangle(a: &Array, diagonal: i64, keep: Triangle) -> Result<Array> {
+    let a = &crate::kernels::blocked::dense(a)?;
     if a.ndim() < 2 {
         let name = match keep {
             Triangle::Lower => "tril",

@@ -28,6 +28,7 @@ fn nonzero_positions(a: &Array) -> Result<Vec<usize>> {
 
 /// `nonzero(a)`: `(n, ndim)` int64, strides `(1, n)`.
 pub fn nonzero(a: &Array) -> Result<Array> {
+    let a = &crate::kernels::blocked::dense(a)?;
     let found = nonzero_positions(a)?;
     let n = found.len();
     let shape = a.shape().to_vec();
@@ -50,6 +51,7 @@ pub fn nonzero(a: &Array) -> Result<Array> {
 
 /// `nonzero(a, as_tuple=True)`: one int64 array of coordinates per dim (a 0-d input as 1-D).
 pub fn nonzero_tuple(a: &Array) -> Result<Vec<Array>> {
+    let a = &crate::kernels::blocked::dense(a)?;
     let a = if a.ndim() == 0 {
         a.view(&[1])?
     } else {

@@ -104,6 +104,12 @@ pub fn searchsorted(
     side: Option<&str>,
     sorter: Option<&Array>,
 ) -> Result<Array> {
+    let (sorted, values) = (
+        &crate::kernels::blocked::dense(sorted)?,
+        &crate::kernels::blocked::dense(values)?,
+    );
+    let sorter = sorter.map(crate::kernels::blocked::dense).transpose()?;
+    let sorter = sorter.as_ref();
     let right = check_args(sorted, values, right, side, sorter)?;
     // torch's result_type of the two tensors: a 0-d operand ranks below one with dims of the
     // same category (uint8 boundaries and 0-d int8 values compare as uint8).

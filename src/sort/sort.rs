@@ -56,6 +56,7 @@ fn work(numel: usize, len: usize) -> usize {
 
 /// `sort(a, dim, descending, stable)`.
 pub fn sort(a: &Array, dim: i64, descending: bool, _stable: bool) -> Result<Sorted> {
+    let a = &crate::kernels::blocked::dense(a)?;
     let (dim, strides) = prepare(a, dim)?;
     crate::dispatch_ordered!(a.dtype(), T => {
         let lines = Lines::<T>::new(a, dim)?;
@@ -77,6 +78,7 @@ pub fn sort(a: &Array, dim: i64, descending: bool, _stable: bool) -> Result<Sort
 
 /// `argsort(a, dim, descending, stable)`: `sort`'s indices alone.
 pub fn argsort(a: &Array, dim: i64, descending: bool, _stable: bool) -> Result<Array> {
+    let a = &crate::kernels::blocked::dense(a)?;
     let (dim, strides) = prepare(a, dim)?;
     crate::dispatch_ordered!(a.dtype(), T => {
         let lines = Lines::<T>::new(a, dim)?;

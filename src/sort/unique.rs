@@ -50,6 +50,7 @@ pub fn unique(
     return_inverse: bool,
     return_counts: bool,
 ) -> Result<Unique> {
+    let a = &crate::kernels::blocked::dense(a)?;
     crate::dispatch_ordered!(a.dtype(), T => {
         let all = to_vec::<T>(a)?;
         let (firsts, inverse, counts) = groups(&all);
@@ -74,6 +75,7 @@ pub fn unique_dim(
     return_inverse: bool,
     return_counts: bool,
 ) -> Result<Unique> {
+    let a = &crate::kernels::blocked::dense(a)?;
     if a.ndim() == 0 {
         return Err(Error::index(format!(
             "Dimension specified as {dim} but tensor has no dimensions"

@@ -100,6 +100,9 @@ pub(crate) fn batched_gemm<T: GemmElement>(a: &Array, b: &Array, grain: usize) -
     if !fits {
         return Err(Error::value("batched_gemm: operands that do not fit"));
     }
+    // logical shapes with physical strides would address memory outside the storage
+    a.refuse_blocked("matrix products")?;
+    b.refuse_blocked("matrix products")?;
     let (m, k, n) = (a.shape()[nd - 2], a.shape()[nd - 1], b.shape()[nd - 1]);
     let batch_shape = &a.shape()[..nd - 2];
     let mut shape = batch_shape.to_vec();

@@ -30,6 +30,9 @@ struct LineGeometry {
 impl LineGeometry {
     /// Lines of `a` along `dim` (a 0-d array is one line of one element).
     fn new(a: &Array, dim: usize) -> Result<LineGeometry> {
+        // A blocked array's shape is logical while its strides are its physical view's: the
+        // two together would address memory outside the storage. Callers densify first.
+        a.refuse_blocked("line-wise reads")?;
         let item = a.itemsize() as isize;
         if a.ndim() == 0 {
             return Ok(LineGeometry {
