@@ -33,10 +33,15 @@ pub(crate) const LANES: usize = 16;
 pub(crate) const BLOCK: usize = 1024;
 /// Elements per chunk, the unit of work a thread takes along the reduction.
 pub(crate) const CHUNK: usize = 32768;
-/// Outputs per tile of the outer-dim path: wide enough that each input row is read in long
-/// contiguous runs (4 KB of float32) and the per-row overhead is amortized, while the tile's
-/// 16 lane rows and counter stay in L2. Each column's tree does not depend on it.
-const TILE: usize = 1024;
+/// Accumulator bytes of one tile of the outer-dim path (its 16 lane rows): the widest tile
+/// that keeps them in L2 beside the input streaming through. The tile is as wide as that
+/// allows (4096 float32 columns) so that each input row is read whole, in memory order, as
+/// one stream: narrower tiles read each row in pieces, a new stream every few KB, which the
+/// prefetchers follow poorly. Each column's tree does not depend on the tile's width, so the
+/// width may follow the thread count.
+const TILE_BYTES: usize = 256 << 10;
+/// The narrowest tile worth a task of its own when tiles are cut to occupy the threads.
+const MIN_TILE: usize = 256;
 /// Depth of a chunk's block counter (`CHUNK / BLOCK` = 2^5 blocks).
 const BLOCK_DEPTH: usize = 6;
 
@@ -48,6 +53,13 @@ pub(crate) trait Reducer: Sync {
     fn identity(&self) -> Self::Acc;
     fn lift(&self, x: Self::In, index: usize) -> Self::Acc;
     fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+    /// For a reduction whose result does not depend on the order of combination (argmax and
+    /// argmin: a total order on (value, index) pairs), the reduction of the contiguous `xs`
+    /// (positions from `n`) by a faster loop of its own; `None` (the default) feeds the lanes.
+    #[inline(always)]
+    fn contiguous(&self, _xs: &[Self::In], _n: usize) -> Option<Self::Acc> {
+        None
+    }
 }
 
 /// The 16 lanes combined by a fixed pairwise tree (lane i with lane i + 8, then + 4, …).
@@ -334,8 +346,20 @@ unsafe fn reduce_range<R: Reducer>(
     let mut fill = 0usize;
     let mut blocks: Counter<R::Acc, BLOCK_DEPTH> = Counter::new(r.identity());
     let s0 = reduced[0].1;
+    // What the order-free loop returned, combined in run order.
+    let mut free = r.identity();
+    let contiguous = s0 == size_of::<R::In>() as isize;
     for_runs(reduced, n0, n1, |off, len, n| {
         let p = base.wrapping_offset(off);
+        if contiguous {
+            // SAFETY: the run's `len` contiguous elements are inside the input and aligned
+            // (the caller's guarantee), and nothing writes the input during the reduction.
+            let xs = unsafe { std::slice::from_raw_parts(p as *const R::In, len) };
+            if let Some(a) = r.contiguous(xs, n) {
+                free = r.combine(free, a);
+                return;
+            }
+        }
         let mut i = 0;
         while i < len {
             let take = (len - i).min(BLOCK - fill);
@@ -354,13 +378,15 @@ unsafe fn reduce_range<R: Reducer>(
     if fill > 0 {
         blocks.push(r, lane_tree(r, &lanes));
     }
-    blocks.fold(r)
+    r.combine(blocks.fold(r), free)
 }
 
 /// Accumulators of one tile of the outer-dim path: 16 lane rows and a block counter, one
-/// column per output, each row `TILE` wide (on the heap: a tile of `(f64, index)` pairs is
+/// column per output, each row the tile's width (on the heap: a tile of `(f64, index)` pairs is
 /// several hundred KB).
 struct TileAcc<A: Copy> {
+    /// Columns per lane row (the tile's width, the last tile's maybe narrower).
+    width: usize,
     lanes: Vec<A>,
     stack: Vec<A>,
     scratch: Vec<A>,
@@ -369,11 +395,12 @@ struct TileAcc<A: Copy> {
 }
 
 impl<A: Copy> TileAcc<A> {
-    fn new(identity: A) -> Self {
+    fn new(identity: A, width: usize) -> Self {
         TileAcc {
-            lanes: vec![identity; LANES * TILE],
-            stack: vec![identity; BLOCK_DEPTH * TILE],
-            scratch: vec![identity; TILE],
+            width,
+            lanes: vec![identity; LANES * width],
+            stack: vec![identity; BLOCK_DEPTH * width],
+            scratch: vec![identity; width],
             depth: 0,
             count: 0,
         }
@@ -389,29 +416,37 @@ impl<A: Copy> TileAcc<A> {
     /// Lane row `l`.
     #[inline(always)]
     fn lane_row(&mut self, l: usize) -> &mut [A] {
-        &mut self.lanes[l * TILE..(l + 1) * TILE]
+        &mut self.lanes[l * self.width..(l + 1) * self.width]
     }
 
-    /// Closes a block: per column, the 16 lanes by the lane tree, pushed into the counter.
+    /// Closes a block: per column, the 16 lanes by the lane tree (done a lane row at a time,
+    /// lane i with lane i + 8, then + 4, …: each column's tree is [`lane_tree`]'s, and the
+    /// loops run along the rows, vectorized), pushed into the counter.
     fn close_block<R: Reducer<Acc = A>>(&mut self, r: &R, w: usize) {
-        let mut v = std::mem::take(&mut self.scratch);
-        for (j, vj) in v.iter_mut().enumerate().take(w) {
-            let mut col = [r.identity(); LANES];
-            for (l, c) in col.iter_mut().enumerate() {
-                *c = self.lanes[l * TILE + j];
+        let tw = self.width;
+        let mut half = LANES / 2;
+        while half >= 1 {
+            for i in 0..half {
+                let (low, high) = self.lanes.split_at_mut((i + half) * tw);
+                let (dst, src) = (&mut low[i * tw..i * tw + w], &high[..w]);
+                for (d, &s) in dst.iter_mut().zip(src) {
+                    *d = r.combine(*d, s);
+                }
             }
-            *vj = lane_tree(r, &col);
+            half /= 2;
         }
+        let mut v = std::mem::take(&mut self.scratch);
+        v[..w].copy_from_slice(&self.lanes[..w]);
         let mut c = self.count;
         while c & 1 == 1 {
             self.depth -= 1;
-            let below = &self.stack[self.depth * TILE..self.depth * TILE + w];
+            let below = &self.stack[self.depth * tw..self.depth * tw + w];
             for (vj, &sj) in v.iter_mut().zip(below) {
                 *vj = r.combine(sj, *vj);
             }
             c >>= 1;
         }
-        self.stack[self.depth * TILE..self.depth * TILE + w].copy_from_slice(&v[..w]);
+        self.stack[self.depth * tw..self.depth * tw + w].copy_from_slice(&v[..w]);
         self.depth += 1;
         self.count += 1;
         self.scratch = v;
@@ -421,9 +456,10 @@ impl<A: Copy> TileAcc<A> {
         if self.depth == 0 {
             return r.identity();
         }
-        let mut acc = self.stack[(self.depth - 1) * TILE + j];
+        let tw = self.width;
+        let mut acc = self.stack[(self.depth - 1) * tw + j];
         for i in (0..self.depth - 1).rev() {
-            acc = r.combine(self.stack[i * TILE + j], acc);
+            acc = r.combine(self.stack[i * tw + j], acc);
         }
         acc
     }
@@ -432,7 +468,7 @@ impl<A: Copy> TileAcc<A> {
 /// Adds one input row of `w` contiguous elements into lane row `lane` (all at position `n`).
 ///
 /// # Safety
-/// `row` must address `w ≤ TILE` readable, aligned `R::In`s.
+/// `row` must address `w ≤ acc.len()` readable, aligned `R::In`s.
 #[inline(always)]
 unsafe fn row_into<R: Reducer>(r: &R, acc: &mut [R::Acc], row: *const R::In, w: usize, n: usize) {
     for (j, a) in acc[..w].iter_mut().enumerate() {
@@ -457,13 +493,29 @@ unsafe fn tile_loop<R: Reducer>(
     n1: usize,
 ) {
     let s0 = reduced[0].1;
+    let tw = t.width;
     let mut fill = 0usize;
     for_runs(reduced, n0, n1, |off, len, n| {
-        for i in 0..len {
-            let row = base.wrapping_offset(off + i as isize * s0) as *const R::In;
-            // SAFETY: the row's w elements are inside the input (the caller's guarantee).
-            unsafe { row_into(r, t.lane_row(fill % LANES), row, w, n + i) };
-            fill += 1;
+        let mut i = 0;
+        while i < len {
+            let row = base.wrapping_offset(off + i as isize * s0);
+            if fill.is_multiple_of(LANES) && len - i >= LANES && BLOCK - fill >= LANES {
+                // 16 rows into the 16 lane rows in one go: the same additions as row by row,
+                // without the per-row bookkeeping (which dominates on narrow tiles).
+                for l in 0..LANES {
+                    let rl = row.wrapping_offset(l as isize * s0) as *const R::In;
+                    let acc = &mut t.lanes[l * tw..l * tw + w];
+                    // SAFETY: the row's w elements are inside the input (the caller's guarantee).
+                    unsafe { row_into(r, acc, rl, w, n + i + l) };
+                }
+                fill += LANES;
+                i += LANES;
+            } else {
+                // SAFETY: the row's w elements are inside the input (the caller's guarantee).
+                unsafe { row_into(r, t.lane_row(fill % LANES), row as *const R::In, w, n + i) };
+                fill += 1;
+                i += 1;
+            }
             if fill == BLOCK {
                 t.close_block(r, w);
                 fill = 0;
@@ -492,6 +544,85 @@ unsafe fn tile_loop_avx2<R: Reducer>(
 ) {
     // SAFETY: guaranteed by the caller.
     unsafe { tile_loop(r, t, reduced, base, w, n0, n1) }
+}
+
+/// The outer-dim path's tile width for `cols` columns of `acc_bytes` accumulators: the
+/// widest whose lane rows fit [`TILE_BYTES`], cut further (down to [`MIN_TILE`], in whole
+/// 16-column steps) when the other units (`units_per_tile`: kept × chunks) would leave some
+/// of the `threads` tasks idle. Only who computes which column depends on it, never a
+/// column's bits.
+fn tile_width(cols: usize, acc_bytes: usize, units_per_tile: usize, threads: usize) -> usize {
+    let widest = (TILE_BYTES / (LANES * acc_bytes.max(1))).max(LANES);
+    let mut tiles = cols.div_ceil(widest);
+    if units_per_tile * tiles < threads {
+        let wanted = threads.div_ceil(units_per_tile.max(1));
+        tiles = tiles.max(wanted.min(cols / MIN_TILE).max(1));
+    }
+    cols.div_ceil(tiles).next_multiple_of(LANES).min(cols)
+}
+
+/// The contiguous kept dim the outer-dim path runs its tiles along: when the first reduced
+/// dim is strided and some kept dim of at least 8 outputs is contiguous.
+fn outer_column(geo: &Geometry, item: isize) -> Option<usize> {
+    if geo.reduced[0].1 == item {
+        return None;
+    }
+    geo.kept.iter().position(|k| k.1 == item && k.0 >= 8)
+}
+
+/// What [`reduce`] would run on `threads` threads with this grain (the `explain()` line):
+/// the path, its numbers and the units. Accumulators are taken at the output's item size.
+pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> String {
+    if plan.ntensors() != 2 {
+        return "reduction: not a one-input reduction (no loop of ferroiter's runs it)".into();
+    }
+    let geo = Geometry::of(plan);
+    let item = plan.operands()[1].itemsize() as isize;
+    let acc = plan.operands()[0].itemsize();
+    let (outputs, n) = (geo.outputs(), geo.reduced_numel());
+    let nchunks = n.div_ceil(CHUNK).max(1);
+    let tasks = |units: usize| {
+        threads
+            .min((outputs * n).div_ceil(grain.max(1)))
+            .min(units)
+            .max(1)
+    };
+    let tree = format!(
+        "element k of an output's {n} goes to lane k mod {LANES}, blocks of {BLOCK} by a pairwise \
+         lane tree, chunks of {CHUNK} ({nchunks} per output) by a binary counter: the same bits \
+         at any thread count"
+    );
+    match outer_column(&geo, item) {
+        None => {
+            let (len, stride) = geo.reduced[0];
+            let feed = if stride == item {
+                format!("contiguous runs of {len}")
+            } else {
+                format!("strided runs of {len} (stride {stride} B)")
+            };
+            let units = outputs * nchunks;
+            format!(
+                "reduction, inner path: {outputs} output(s) each reduced from {feed}; {tree}; \
+                 {units} unit(s) (output x chunk) on {} task(s)",
+                tasks(units)
+            )
+        }
+        Some(c) => {
+            let cols = geo.kept[c].0;
+            let others: usize = outputs / cols;
+            let tile = tile_width(cols, acc, others * nchunks, tasks(usize::MAX));
+            let tiles = cols.div_ceil(tile);
+            let units = others * tiles * nchunks;
+            format!(
+                "reduction, outer-dim path: {others} x {n} input rows of {cols} contiguous \
+                 outputs (row stride {} B) streamed in memory order into {LANES} lane rows, \
+                 vectorized across tiles of {tile} outputs ({tiles} per row); {tree}; {units} \
+                 unit(s) (rows x tile x chunk) on {} task(s)",
+                geo.reduced[0].1,
+                tasks(units)
+            )
+        }
+    }
 }
 
 /// Runs the reduction `r` over a reduction plan, writing `finish(acc)` as an `O` into each
@@ -523,11 +654,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
     let nchunks = n.div_ceil(CHUNK);
     let item = size_of::<R::In>() as isize;
     // The outer-dim path: the reduced dims are strided and some kept dim is contiguous.
-    let column = if geo.reduced[0].1 != item && geo.reduced[0].0 >= 1 {
-        geo.kept.iter().position(|k| k.1 == item && k.0 >= 8)
-    } else {
-        None
-    };
+    let column = outer_column(&geo, item);
     // Partials of each (output id, chunk), when there is more than one chunk.
     let mut partials: Vec<R::Acc> = if nchunks > 1 {
         vec![r.identity(); outputs * nchunks]
@@ -593,18 +720,20 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
             })?;
         }
         Some((cols, _, _)) => {
-            let tiles = cols.div_ceil(TILE);
             let others_n: usize = others.iter().map(|k| k.0).product();
+            let threads = task_count(usize::MAX, outputs * n, grain);
+            let tile = tile_width(cols, size_of::<R::Acc>(), others_n * nchunks, threads);
+            let tiles = cols.div_ceil(tile);
             let units = others_n * tiles * nchunks;
             let tasks = task_count(units, outputs * n, grain);
             run_tasks(units, tasks, |b, e| {
-                let mut t = TileAcc::new(r.identity());
+                let mut t = TileAcc::new(r.identity(), tile);
                 for u in b..e {
                     let c = u % nchunks;
-                    let tile = (u / nchunks) % tiles;
+                    let k = (u / nchunks) % tiles;
                     let m = u / nchunks / tiles;
-                    let j0 = tile * TILE;
-                    let w = TILE.min(cols - j0);
+                    let j0 = k * tile;
+                    let w = tile.min(cols - j0);
                     let id0 = m * cols + j0;
                     let (i, _) = id_offsets(id0);
                     let (n0, n1) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
