@@ -42,6 +42,10 @@ pub(crate) const CHUNK: usize = 32768;
 const TILE_BYTES: usize = 256 << 10;
 /// The narrowest tile worth a task of its own when tiles are cut to occupy the threads.
 const MIN_TILE: usize = 256;
+/// From this tile width on, rows go 64 at a time, 4 per lane row in one pass (the lane rows
+/// then live in L2, and their loads and stores per input row would otherwise cost as much as
+/// the input's); narrower tiles (lane rows in L1) go 16 rows at a time.
+const QUAD_WIDTH: usize = 256;
 /// Depth of a chunk's block counter (`CHUNK / BLOCK` = 2^5 blocks).
 const BLOCK_DEPTH: usize = 6;
 
@@ -477,6 +481,29 @@ unsafe fn row_into<R: Reducer>(r: &R, acc: &mut [R::Acc], row: *const R::In, w: 
     }
 }
 
+/// Adds 4 input rows of `w` contiguous elements, at positions `n`, `n + 16`, `n + 32` and
+/// `n + 48`, into lane row `acc`, in that order.
+///
+/// # Safety
+/// Each of `rows` must address `w ≤ acc.len()` readable, aligned `R::In`s.
+#[inline(always)]
+unsafe fn rows4_into<R: Reducer>(
+    r: &R,
+    acc: &mut [R::Acc],
+    rows: [*const R::In; 4],
+    w: usize,
+    n: usize,
+) {
+    for (j, a) in acc[..w].iter_mut().enumerate() {
+        let mut v = *a;
+        for (k, row) in rows.iter().enumerate() {
+            // SAFETY: j < w.
+            v = r.combine(v, r.lift(unsafe { row.add(j).read() }, n + k * LANES));
+        }
+        *a = v;
+    }
+}
+
 /// One tile's reduction over `[n0, n1)` on the outer-dim path.
 ///
 /// # Safety
@@ -499,7 +526,23 @@ unsafe fn tile_loop<R: Reducer>(
         let mut i = 0;
         while i < len {
             let row = base.wrapping_offset(off + i as isize * s0);
-            if fill.is_multiple_of(LANES) && len - i >= LANES && BLOCK - fill >= LANES {
+            let aligned = fill.is_multiple_of(LANES);
+            if aligned && w >= QUAD_WIDTH && len - i >= 4 * LANES && BLOCK - fill >= 4 * LANES {
+                // 64 rows: each lane row takes its 4 rows (l, l + 16, l + 32, l + 48) in that
+                // order in one pass, so that its accumulators are loaded and stored once per 4
+                // input rows (the same additions in the same order as row by row).
+                for l in 0..LANES {
+                    let rl = |k: usize| {
+                        row.wrapping_offset((l + k * LANES) as isize * s0) as *const R::In
+                    };
+                    let acc = &mut t.lanes[l * tw..l * tw + w];
+                    // SAFETY: the 4 rows' w elements are inside the input (the caller's
+                    // guarantee).
+                    unsafe { rows4_into(r, acc, [rl(0), rl(1), rl(2), rl(3)], w, n + i + l) };
+                }
+                fill += 4 * LANES;
+                i += 4 * LANES;
+            } else if aligned && len - i >= LANES && BLOCK - fill >= LANES {
                 // 16 rows into the 16 lane rows in one go: the same additions as row by row,
                 // without the per-row bookkeeping (which dominates on narrow tiles).
                 for l in 0..LANES {
