@@ -279,6 +279,9 @@ def test_identical_bits_at_any_thread_count_and_grain(n):
     wide = fi.from_numpy(rng.standard_normal((n // 1000 + 17, 1000)).astype(np.float32))
     nhwc = rng.standard_normal((2, n // 640 + 3, 5, 64)).astype(np.float32)
     image = fi.from_numpy(nhwc.transpose(0, 3, 1, 2))
+    # many rows, few columns: the outer-dim path cuts the rows into groups of blocks by the
+    # thread count (a last partial group included)
+    tall = fi.from_numpy(rng.standard_normal((5000 + n % 3000, 40)).astype(np.float32))
     results = {}
     old_threads, old_grain = fi.get_num_threads(), fi.get_grain_size()
     try:
@@ -298,6 +301,8 @@ def test_identical_bits_at_any_thread_count_and_grain(n):
                 # channels_last H,W sum; argmax/argmin's order-free loops
                 fi.sum(wide, 0).numpy().tobytes(),
                 fi.sum(image, (2, 3)).numpy().tobytes(),
+                fi.sum(tall, 0).numpy().tobytes(),
+                fi.argmin(tall, 0).numpy().tobytes(),
                 fi.argmax(x).numpy().tobytes(),
                 fi.argmin(x).numpy().tobytes(),
                 fi.argmax(wide, 0).numpy().tobytes(),
@@ -322,6 +327,8 @@ def test_identical_bits_at_any_thread_count_and_grain(n):
         fi.sum(m, 0).numpy().tobytes()
         == fi.sum(m.transpose(0, 1).contiguous(), 1).numpy().tobytes()
     )
+    tall_t = tall.transpose(0, 1).contiguous()
+    assert fi.sum(tall, 0).numpy().tobytes() == fi.sum(tall_t, 1).numpy().tobytes()
 
 
 @pytest.mark.parametrize("n", [5, 4095, 4097, 32768 * 2 + 9])

@@ -604,6 +604,49 @@ fn tile_width(cols: usize, acc_bytes: usize, units_per_tile: usize, threads: usi
     cols.div_ceil(tiles).next_multiple_of(LANES).min(cols)
 }
 
+/// How the outer-dim path cuts its work for `threads` tasks: the tile width, and the aligned
+/// groups of blocks (`group_blocks`, a power of two) each chunk's rows are cut into
+/// (`groups` per chunk). A group's blocks are combined by the counter, exactly as the
+/// chunk's counter would combine them (aligned power-of-two groups are its subtrees, and a
+/// last partial group is what it folds on top), so the cut changes who reads which rows,
+/// never the bits. Groups come first (each task then still streams whole rows); tiles are
+/// narrowed only when there are still too few units.
+#[derive(Debug, Clone, Copy)]
+struct OuterSplit {
+    tile: usize,
+    group_blocks: usize,
+    groups: usize,
+}
+
+fn outer_split(
+    cols: usize,
+    acc_bytes: usize,
+    others: usize,
+    nchunks: usize,
+    n: usize,
+    threads: usize,
+) -> OuterSplit {
+    let widest = (TILE_BYTES / (LANES * acc_bytes.max(1)))
+        .max(LANES)
+        .min(cols);
+    let chunk_blocks = n.min(CHUNK).div_ceil(BLOCK).max(1);
+    let units = others * nchunks * cols.div_ceil(widest);
+    let wanted = threads.div_ceil(units.max(1));
+    let group_blocks = if wanted > 1 {
+        let g = (chunk_blocks / wanted).max(1);
+        1 << g.ilog2()
+    } else {
+        chunk_blocks.next_power_of_two()
+    };
+    let groups = chunk_blocks.div_ceil(group_blocks);
+    let tile = tile_width(cols, acc_bytes, others * nchunks * groups, threads);
+    OuterSplit {
+        tile,
+        group_blocks,
+        groups,
+    }
+}
+
 /// The contiguous kept dim the outer-dim path runs its tiles along: when the first reduced
 /// dim is strided and some kept dim of at least 8 outputs is contiguous.
 fn outer_column(geo: &Geometry, item: isize) -> Option<usize> {
@@ -653,15 +696,19 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> S
         Some(c) => {
             let cols = geo.kept[c].0;
             let others: usize = outputs / cols;
-            let tile = tile_width(cols, acc, others * nchunks, tasks(usize::MAX));
-            let tiles = cols.div_ceil(tile);
-            let units = others * tiles * nchunks;
+            let split = outer_split(cols, acc, others, nchunks, n, tasks(usize::MAX));
+            let tiles = cols.div_ceil(split.tile);
+            let units = others * tiles * nchunks * split.groups;
             format!(
                 "reduction, outer-dim path: {others} x {n} input rows of {cols} contiguous \
                  outputs (row stride {} B) streamed in memory order into {LANES} lane rows, \
-                 vectorized across tiles of {tile} outputs ({tiles} per row); {tree}; {units} \
-                 unit(s) (rows x tile x chunk) on {} task(s)",
+                 vectorized across tiles of {} outputs ({tiles} per row), rows cut in groups \
+                 of {} block(s) ({} per chunk); {tree}; {units} unit(s) (rows x tile x chunk \
+                 x group) on {} task(s)",
                 geo.reduced[0].1,
+                split.tile,
+                split.group_blocks,
+                split.groups,
                 tasks(units)
             )
         }
@@ -698,9 +745,18 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
     let item = size_of::<R::In>() as isize;
     // The outer-dim path: the reduced dims are strided and some kept dim is contiguous.
     let column = outer_column(&geo, item);
-    // Partials of each (output id, chunk), when there is more than one chunk.
-    let mut partials: Vec<R::Acc> = if nchunks > 1 {
-        vec![r.identity(); outputs * nchunks]
+    let threads = task_count(usize::MAX, outputs * n, grain);
+    let split = column.map(|c| {
+        let cols = geo.kept[c].0;
+        let acc = size_of::<R::Acc>();
+        outer_split(cols, acc, outputs / cols, nchunks, n, threads)
+    });
+    // Slots per output: a partial result per (chunk, group of blocks).
+    let groups = split.map_or(1, |s| s.groups);
+    let group_blocks = split.map_or(CHUNK / BLOCK, |s| s.group_blocks);
+    let slots = nchunks * groups;
+    let mut partials: Vec<R::Acc> = if slots > 1 {
+        vec![r.identity(); outputs * slots]
     } else {
         Vec::new()
     };
@@ -726,18 +782,18 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
             None => kept_offsets(&others, id),
         }
     };
-    let emit = |id: usize, c: usize, acc: R::Acc| {
-        if nchunks == 1 {
+    let emit = |id: usize, slot: usize, acc: R::Acc| {
+        if slots == 1 {
             let (_, o) = id_offsets(id);
             // SAFETY: the plan's guarantee: every output id addresses an output element, and
             // each id is written by one unit only.
             unsafe { put(out_base.get().wrapping_offset(o), 0, 0, finish(acc)) };
         } else {
-            // SAFETY: `partials` has `outputs · nchunks` slots, each written by one unit only.
+            // SAFETY: `partials` has `outputs · slots` slots, each written by one unit only.
             unsafe {
                 put(
                     partial_base.get(),
-                    id * nchunks + c,
+                    id * slots + slot,
                     size_of::<R::Acc>() as isize,
                     acc,
                 )
@@ -764,22 +820,29 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
         }
         Some((cols, _, _)) => {
             let others_n: usize = others.iter().map(|k| k.0).product();
-            let threads = task_count(usize::MAX, outputs * n, grain);
-            let tile = tile_width(cols, size_of::<R::Acc>(), others_n * nchunks, threads);
+            let tile = split.map_or(cols, |s| s.tile);
             let tiles = cols.div_ceil(tile);
-            let units = others_n * tiles * nchunks;
+            let group_rows = group_blocks * BLOCK;
+            let units = others_n * tiles * slots;
             let tasks = task_count(units, outputs * n, grain);
             run_tasks(units, tasks, |b, e| {
                 let mut t = TileAcc::new(r.identity(), tile);
                 for u in b..e {
-                    let c = u % nchunks;
-                    let k = (u / nchunks) % tiles;
-                    let m = u / nchunks / tiles;
+                    let slot = u % slots;
+                    let (c, g) = (slot / groups, slot % groups);
+                    let k = (u / slots) % tiles;
+                    let m = u / slots / tiles;
                     let j0 = k * tile;
                     let w = tile.min(cols - j0);
                     let id0 = m * cols + j0;
                     let (i, _) = id_offsets(id0);
-                    let (n0, n1) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+                    let chunk_end = ((c + 1) * CHUNK).min(n);
+                    let n0 = c * CHUNK + g * group_rows;
+                    if n0 >= chunk_end {
+                        // (a group past the end of a shorter last chunk: never read)
+                        continue;
+                    }
+                    let n1 = (n0 + group_rows).min(chunk_end);
                     t.reset(r.identity());
                     let base = in_base.get().wrapping_offset(i) as *const u8;
                     // SAFETY: the plan's guarantee: the tile's columns (a contiguous kept dim)
@@ -795,21 +858,42 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
                         tile_loop(r, &mut t, reduced, base, w, n0, n1);
                     }
                     for j in 0..w {
-                        emit(id0 + j, c, t.fold(r, j));
+                        emit(id0 + j, slot, t.fold(r, j));
                     }
                 }
             })?;
         }
     }
     let _ = is_wide;
-    if nchunks > 1 {
-        for id in 0..outputs {
-            let parts = &partials[id * nchunks..(id + 1) * nchunks];
-            let mut counter: Counter<R::Acc, 64> = Counter::new(r.identity());
-            for &p in &parts[..nchunks - 1] {
-                counter.push(r, p);
+    if slots > 1 {
+        // A chunk's value from its groups: the full groups pushed, a last partial group (fewer
+        // than `group_blocks` blocks) folded on top, as the chunk's own counter would.
+        let chunk_value = |id: usize, c: usize| -> R::Acc {
+            let parts = &partials[(id * nchunks + c) * groups..][..groups];
+            if groups == 1 {
+                return parts[0];
             }
-            let acc = counter.fold_with(r, parts[nchunks - 1]);
+            let blocks = (((c + 1) * CHUNK).min(n) - c * CHUNK).div_ceil(BLOCK);
+            let used = blocks.div_ceil(group_blocks);
+            let mut counter: Counter<R::Acc, 64> = Counter::new(r.identity());
+            if blocks.is_multiple_of(group_blocks) {
+                for &p in &parts[..used] {
+                    counter.push(r, p);
+                }
+                counter.fold(r)
+            } else {
+                for &p in &parts[..used - 1] {
+                    counter.push(r, p);
+                }
+                counter.fold_with(r, parts[used - 1])
+            }
+        };
+        for id in 0..outputs {
+            let mut counter: Counter<R::Acc, 64> = Counter::new(r.identity());
+            for c in 0..nchunks - 1 {
+                counter.push(r, chunk_value(id, c));
+            }
+            let acc = counter.fold_with(r, chunk_value(id, nchunks - 1));
             let (_, o) = id_offsets(id);
             // SAFETY: the plan's guarantee: every output id addresses an output element.
             unsafe { put(out_base.get().wrapping_offset(o), 0, 0, finish(acc)) };
