@@ -627,6 +627,7 @@ impl<T: Ordered, const MAX: bool> Reducer for ArgExtremum<T, MAX> {
             a
         }
     }
+    #[inline(always)]
     fn contiguous(&self, xs: &[T], n: usize) -> Option<Self::Acc> {
         Some(arg_run::<T, MAX>(xs, n, self.identity()))
     }
@@ -664,6 +665,7 @@ const ARG_PIECE: usize = 4096;
 /// extreme key by a lane-wise pass (16 lanes, vectorized); only when it beats `best` a second
 /// pass finds its first index (the first NaN, or the first key equal to it). Ties never
 /// replace an earlier index, and the first NaN ends the run.
+#[inline(always)]
 fn arg_run<T: Ordered, const MAX: bool>(
     xs: &[T],
     n: usize,

@@ -294,6 +294,28 @@ unsafe fn feed_contiguous<R: Reducer>(
     unsafe { lanes_loop(r, lanes, q, groups, n) }
 }
 
+/// [`Reducer::contiguous`], in its AVX2 copy when the CPU has it.
+#[inline(always)]
+fn contiguous_run<R: Reducer>(r: &R, xs: &[R::In], n: usize) -> Option<R::Acc> {
+    #[cfg(target_arch = "x86_64")]
+    if wide() {
+        // SAFETY: `wide` says the CPU has the features.
+        return unsafe { contiguous_avx2(r, xs, n) };
+    }
+    r.contiguous(xs, n)
+}
+
+/// [`Reducer::contiguous`] compiled for AVX2 (an order-free loop: any instructions give the
+/// same result).
+///
+/// # Safety
+/// The CPU must have AVX2, FMA and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn contiguous_avx2<R: Reducer>(r: &R, xs: &[R::In], n: usize) -> Option<R::Acc> {
+    r.contiguous(xs, n)
+}
+
 /// The contiguous lane loop.
 ///
 /// # Safety
@@ -359,7 +381,7 @@ unsafe fn reduce_range<R: Reducer>(
             // SAFETY: the run's `len` contiguous elements are inside the input and aligned
             // (the caller's guarantee), and nothing writes the input during the reduction.
             let xs = unsafe { std::slice::from_raw_parts(p as *const R::In, len) };
-            if let Some(a) = r.contiguous(xs, n) {
+            if let Some(a) = contiguous_run(r, xs, n) {
                 free = r.combine(free, a);
                 return;
             }
