@@ -816,7 +816,7 @@ pub fn var_std(
                 let (re, im) = x.parts();
                 // 0 for a finite element, NaN for an infinite or NaN one: torch's deviation
                 // from an infinite mean is inf − inf, so its var/std is NaN, not 0 or inf
-                let m2 = (re - re) + (im - im);
+                let m2 = if re.is_finite() && im.is_finite() { 0.0 } else { f64::NAN };
                 Moments { n: 1.0, re, im, m2 }
             },
             merge,
