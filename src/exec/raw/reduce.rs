@@ -11,7 +11,8 @@
 //!   tree over aligned powers of two), the last partial one folded in on top.
 //!
 //! Nothing there depends on the thread count, the grain size or the CPU: threads only take
-//! whole units (an output × a chunk, or a tile of outputs × a chunk), and the AVX2 copies of
+//! whole units (an output × a chunk, or a tile of outputs × an aligned power-of-two group of
+//! a chunk's blocks, one of the counter's own subtrees), and the AVX2 copies of
 //! the loops do the same per-lane operations as the baseline ones. Every path below computes
 //! this same tree: a reduction along the fastest dim feeds the lanes from contiguous rows; a
 //! reduction along an outer dim streams input rows in memory order into 16 rows of lanes, one
