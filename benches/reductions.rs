@@ -17,10 +17,12 @@ fn bench(c: &mut Criterion) {
     let flat = filled(&[n], MemoryFormat::Contiguous);
     let square = filled(&[4096, 4096], MemoryFormat::Contiguous);
     let cl = filled(&[32, 64, 56, 56], MemoryFormat::ChannelsLast);
+    // many rows of few outputs: the outer-dim path's row groups carry the threads
+    let tall = filled(&[1 << 16, 256], MemoryFormat::Contiguous);
     let bytes = |a: &Array| Throughput::Bytes((a.numel() * 4) as u64);
     for threads in [1usize, 2] {
         ferroiter::exec::set_num_threads(threads).unwrap();
-        let rows: [(&str, &Array, ReduceOp, Option<&[i64]>); 8] = [
+        let rows: [(&str, &Array, ReduceOp, Option<&[i64]>); 10] = [
             ("sum 16M", &flat, ReduceOp::Sum, None),
             ("sum(dim=1) 4096x4096", &square, ReduceOp::Sum, Some(&[1])),
             ("sum(dim=0) 4096x4096", &square, ReduceOp::Sum, Some(&[0])),
@@ -31,7 +33,9 @@ fn bench(c: &mut Criterion) {
                 Some(&[2, 3]),
             ),
             ("amax 16M", &flat, ReduceOp::Amax, None),
+            ("sum(dim=0) 65536x256", &tall, ReduceOp::Sum, Some(&[0])),
             ("argmax 16M", &flat, ReduceOp::Argmax, None),
+            ("argmin 16M", &flat, ReduceOp::Argmin, None),
             ("mean 16M", &flat, ReduceOp::Mean, None),
             ("all 16M (float32)", &flat, ReduceOp::All, None),
         ];

@@ -138,6 +138,13 @@ def test_explain_reductions(capsys: pytest.CaptureFixture[str]) -> None:
     kept = torch.sum(torch.empty(2, 3, 4, 5), (2, 3), keepdim=True)
     assert f"result: shape {tuple(kept.shape)}, stride {kept.stride()}" in out
     assert "fast_set_up: no (a reduction)" in out
+    # the inner-loop line describes the reduction's own loop, with its numbers
+    inner = next(t for t in out.splitlines() if t.startswith("inner loop:"))
+    assert inner.startswith("inner loop: reduction, inner path: 6 output(s)")
+    code, out, _ = run_cli(capsys, "explain", "sum", "2,16,4,5:channels_last", "--dim", "2,3")
+    assert code == 0
+    inner = next(t for t in out.splitlines() if t.startswith("inner loop:"))
+    assert "outer-dim path: 2 x 20 input rows of 16 contiguous outputs" in inner
     assert "reduced dim first" in out
     code, out, _ = run_cli(capsys, "explain", "amax", "3,4")
     assert code == 0 and "result: shape (1, 1)" in out

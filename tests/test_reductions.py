@@ -276,6 +276,12 @@ def test_identical_bits_at_any_thread_count_and_grain(n):
     rng = np.random.default_rng(n)
     x = fi.from_numpy(rng.standard_normal(n).astype(np.float32))
     m = fi.from_numpy(rng.standard_normal((n // 50 + 1, 50)).astype(np.float32))
+    wide = fi.from_numpy(rng.standard_normal((n // 1000 + 17, 1000)).astype(np.float32))
+    nhwc = rng.standard_normal((2, n // 640 + 3, 5, 64)).astype(np.float32)
+    image = fi.from_numpy(nhwc.transpose(0, 3, 1, 2))
+    # many rows, few columns: the outer-dim path cuts the rows into groups of blocks by the
+    # thread count (a last partial group included)
+    tall = fi.from_numpy(rng.standard_normal((5000 + n % 3000, 40)).astype(np.float32))
     results = {}
     old_threads, old_grain = fi.get_num_threads(), fi.get_grain_size()
     try:
@@ -291,6 +297,15 @@ def test_identical_bits_at_any_thread_count_and_grain(n):
                 fi.cumsum(x, 0).numpy().tobytes(),
                 fi.cumsum(m, 0).numpy().tobytes(),
                 fi.var(x).numpy().tobytes(),
+                # the outer-dim path on a wide matrix (tiles cut by the thread count) and on a
+                # channels_last H,W sum; argmax/argmin's order-free loops
+                fi.sum(wide, 0).numpy().tobytes(),
+                fi.sum(image, (2, 3)).numpy().tobytes(),
+                fi.sum(tall, 0).numpy().tobytes(),
+                fi.argmin(tall, 0).numpy().tobytes(),
+                fi.argmax(x).numpy().tobytes(),
+                fi.argmin(x).numpy().tobytes(),
+                fi.argmax(wide, 0).numpy().tobytes(),
             ]
             results[(threads, grain)] = got
     finally:
@@ -302,3 +317,60 @@ def test_identical_bits_at_any_thread_count_and_grain(n):
     # and close to float64's answer
     exact = float(np.sum(x.numpy().astype(np.float64)))
     assert abs(fi.sum(x).item() - exact) <= 1e-4 * max(1.0, abs(exact)) + 1e-3
+    # the outer-dim path computes each column's tree as the inner path does: the same bits
+    # whether the reduced dim is strided or contiguous
+    assert (
+        fi.sum(wide, 0).numpy().tobytes()
+        == fi.sum(wide.transpose(0, 1).contiguous(), 1).numpy().tobytes()
+    )
+    assert (
+        fi.sum(m, 0).numpy().tobytes()
+        == fi.sum(m.transpose(0, 1).contiguous(), 1).numpy().tobytes()
+    )
+    tall_t = tall.transpose(0, 1).contiguous()
+    assert fi.sum(tall, 0).numpy().tobytes() == fi.sum(tall_t, 1).numpy().tobytes()
+
+
+@pytest.mark.parametrize("n", [5, 4095, 4097, 32768 * 2 + 9])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.int32])
+def test_argmax_argmin_ties_nan_and_infinities_at_piece_boundaries(n, dtype):
+    """argmax/argmin's two-pass loop (per piece: the extreme value, then its first index) keeps
+    torch's answers: the first index of ties, the first NaN, all-equal and infinite inputs."""
+    g = torch.Generator().manual_seed(n)
+    base = torch.randint(-50, 50, (n,), generator=g).to(dtype)
+    cases = [base, torch.zeros(n, dtype=dtype)]
+    for spots in ([n - 1], [0, n // 2, n - 1], [min(4096, n - 1), n // 3]):
+        t = base.clone()
+        t[spots] = 100
+        cases.append(t)
+        u = base.clone()
+        u[spots] = -100
+        cases.append(u)
+        if dtype.is_floating_point:
+            v = base.clone()
+            v[spots] = float("nan")
+            cases.append(v)
+            w = torch.full((n,), float("-inf"), dtype=dtype)
+            w[spots] = float("inf")
+            cases.append(w)
+    for t in cases:
+        for name in ("argmax", "argmin"):
+            assert_same(getattr(fi, name)(share(t)), getattr(torch, name)(t))
+            two = t[: n - n % 2].view(-1, 2) if n > 1 else t.view(1, 1)
+            assert_same(getattr(fi, name)(share(two), 0), getattr(torch, name)(two, 0))
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize(
+    "values", [[float("nan")], [1.0, float("inf")], [float("inf")], [float("-inf"), 2.0, 3.0]]
+)
+@pytest.mark.parametrize("correction", [0, 1])
+def test_var_std_of_nan_and_infinities(name, values, correction):
+    """A NaN or an infinity makes var/std NaN, as in torch (inf − inf deviations)."""
+    for dtype in (torch.float32, torch.float64, torch.complex64):
+        t = torch.tensor(values, dtype=dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mine = getattr(fi, name)(share(t), correction=correction)
+            theirs = getattr(torch, name)(t, correction=correction)
+        assert_same(mine, theirs)

@@ -13,7 +13,13 @@ use crate::plan::TensorIterator;
 /// then how the walk would run on `threads` threads with this grain size.
 pub fn explain(plan: &TensorIterator, threads: usize, grain: usize) -> Result<String> {
     let mut text = plan.explain_build()?;
-    text.push_str(&format!("\ninner loop: {}", inner_loop(plan).describe()));
+    if plan.config.is_reduction {
+        // (a reduction runs its own loops, not the elementwise ones)
+        let line = super::raw::reduce::describe(plan, threads, grain);
+        text.push_str(&format!("\ninner loop: {line}"));
+    } else {
+        text.push_str(&format!("\ninner loop: {}", inner_loop(plan).describe()));
+    }
     text.push_str(&format!("\n{}", tiled::describe(plan)));
     let numel = plan.numel();
     let chunks = chunk_ranges(numel, grain, threads);

@@ -592,24 +592,133 @@ fn arg_extremum(max: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Ar
     let grain = grain_size();
     crate::dispatch_ordered!(a.dtype(), T => {
         type K = <T as Ordered>::Key;
-        // (value, index): NaN first, then the larger (smaller) value, then the first index.
-        let better = move |a: (K, usize), b: (K, usize)| -> bool {
-            #[allow(clippy::eq_op)]
-            let (an, bn) = (a.0 != a.0, b.0 != b.0);
-            if an || bn {
-                return bn && (!an || b.1 < a.1);
-            }
-            let wins = if max { b.0 > a.0 } else { b.0 < a.0 };
-            wins || (b.0 == a.0 && b.1 < a.1)
-        };
-        let f = fold(
-            (if max { T::LOWEST } else { T::HIGHEST }, usize::MAX),
-            |x: T, i: usize| (x.key(), i),
-            move |a: (K, usize), b: (K, usize)| if better(a, b) { b } else { a },
-        );
-        reduce(&r.plan, &f, |acc: (K, usize)| acc.1 as i64, grain)?;
+        let finish = |acc: (K, usize)| acc.1 as i64;
+        if max {
+            reduce(&r.plan, &ArgExtremum::<T, true>(PhantomData), finish, grain)?;
+        } else {
+            reduce(&r.plan, &ArgExtremum::<T, false>(PhantomData), finish, grain)?;
+        }
         Ok(r.result)
     }, else Err(unsupported("argmax", a.dtype())))
+}
+
+/// argmax (`MAX`) or argmin as (key, index) pairs: NaN first, then the larger (smaller) key,
+/// then the first index. That is a total order on the pairs, so the result is the same in any
+/// order of combination — deterministic whatever the loop — and contiguous runs take
+/// [`arg_run`]'s two-pass loop instead of the lanes.
+struct ArgExtremum<T, const MAX: bool>(PhantomData<fn(T)>);
+
+impl<T: Ordered, const MAX: bool> Reducer for ArgExtremum<T, MAX> {
+    type In = T;
+    type Acc = (T::Key, usize);
+    #[inline(always)]
+    fn identity(&self) -> Self::Acc {
+        (if MAX { T::LOWEST } else { T::HIGHEST }, usize::MAX)
+    }
+    #[inline(always)]
+    fn lift(&self, x: T, index: usize) -> Self::Acc {
+        (x.key(), index)
+    }
+    #[inline(always)]
+    fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
+        if arg_better::<T::Key, MAX>(a, b) {
+            b
+        } else {
+            a
+        }
+    }
+    #[inline(always)]
+    fn contiguous(&self, xs: &[T], n: usize) -> Option<Self::Acc> {
+        Some(arg_run::<T, MAX>(xs, n, self.identity()))
+    }
+}
+
+/// Whether `b` beats `a`: NaN (the first NaN among NaNs), then the larger (smaller) key, then
+/// the first index.
+#[inline(always)]
+fn arg_better<K: PartialOrd + Copy, const MAX: bool>(a: (K, usize), b: (K, usize)) -> bool {
+    #[allow(clippy::eq_op)]
+    let (an, bn) = (a.0 != a.0, b.0 != b.0);
+    if an || bn {
+        return bn && (!an || b.1 < a.1);
+    }
+    let wins = if MAX { b.0 > a.0 } else { b.0 < a.0 };
+    wins || (b.0 == a.0 && b.1 < a.1)
+}
+
+/// The extreme key (NaN when there is one) of `a` and `b`: a select LLVM vectorizes.
+#[inline(always)]
+fn pick<K: PartialOrd + Copy, const MAX: bool>(a: K, b: K) -> K {
+    #[allow(clippy::eq_op)]
+    let keep = (a != a) | if MAX { b <= a } else { b >= a };
+    if keep {
+        a
+    } else {
+        b
+    }
+}
+
+/// Elements per piece of [`arg_run`]: a piece stays in L1 between its two passes.
+const ARG_PIECE: usize = 4096;
+
+/// argmax/argmin of a contiguous run (positions from `n`), `best` so far: per piece, the
+/// extreme key by a lane-wise pass (16 lanes, vectorized); only when it beats `best` a second
+/// pass finds its first index (the first NaN, or the first key equal to it). Ties never
+/// replace an earlier index, and the first NaN ends the run.
+#[inline(always)]
+fn arg_run<T: Ordered, const MAX: bool>(
+    xs: &[T],
+    n: usize,
+    mut best: (T::Key, usize),
+) -> (T::Key, usize) {
+    const L: usize = 16;
+    let init = if MAX { T::LOWEST } else { T::HIGHEST };
+    for (p, piece) in xs.chunks(ARG_PIECE).enumerate() {
+        let mut lanes = [init; L];
+        let groups = piece.chunks_exact(L);
+        let tail = groups.remainder();
+        for g in groups {
+            for (l, x) in lanes.iter_mut().zip(g) {
+                *l = pick::<T::Key, MAX>(*l, x.key());
+            }
+        }
+        for x in tail {
+            lanes[0] = pick::<T::Key, MAX>(lanes[0], x.key());
+        }
+        let m = lanes
+            .iter()
+            .fold(init, |acc, &k| pick::<T::Key, MAX>(acc, k));
+        // (every index of the piece is at or after its start, and `best`'s before it: the
+        // piece wins with a strictly better key or a first NaN, or against the identity)
+        if !arg_better::<T::Key, MAX>(best, (m, n + p * ARG_PIECE)) {
+            continue;
+        }
+        #[allow(clippy::eq_op)]
+        let is_nan = m != m;
+        #[allow(clippy::eq_op)]
+        let hit = |x: &T| {
+            let k = x.key();
+            if is_nan {
+                k != k
+            } else {
+                k == m
+            }
+        };
+        let mut first = None;
+        for (g, group) in piece.chunks(L).enumerate() {
+            if group.iter().fold(false, |h, x| h | hit(x)) {
+                first = group.iter().position(hit).map(|i| g * L + i);
+                break;
+            }
+        }
+        if let Some(i) = first {
+            best = (m, n + p * ARG_PIECE + i);
+        }
+        if is_nan {
+            break;
+        }
+    }
+    best
 }
 
 fn all_any(all: bool, a: &Array, mask: &[bool], keepdim: bool, out: DType) -> Result<Array> {
@@ -705,7 +814,10 @@ pub fn var_std(
             Moments { n: 0.0, re: 0.0, im: 0.0, m2: 0.0 },
             |x: T, _| {
                 let (re, im) = x.parts();
-                Moments { n: 1.0, re, im, m2: 0.0 }
+                // 0 for a finite element, NaN for an infinite or NaN one: torch's deviation
+                // from an infinite mean is inf − inf, so its var/std is NaN, not 0 or inf
+                let m2 = if re.is_finite() && im.is_finite() { 0.0 } else { f64::NAN };
+                Moments { n: 1.0, re, im, m2 }
             },
             merge,
         );

@@ -4,6 +4,7 @@ counts the bytes read (and, for scans, written)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -71,7 +72,17 @@ def _channels_last_hw(shape: tuple[int, int, int, int]) -> Callable[[], list[Cas
 def reduction_rows(s: Sizes) -> list[Row]:
     n, side = s.alloc, s.square
     sq = f"{side}x{side}"
-    return [
+    rows = [
+        # the read limit the rows' %copy column is a share of: a max is the lightest reduction
+        # (one compare per element, no accumulator chain), and the fastest library's speed is
+        # taken (numpy's, torch's or ferroiter's), so that ferroiter does not set its own bar
+        Row(
+            "reduce",
+            f"read limit: max {count(n)} (fastest lib)",
+            _flat(n, fi.amax, lambda t: t.amax(), np.max),
+            copy_reference=True,
+            fastest_reference=True,
+        ),
         Row("reduce", f"sum {count(n)}", _flat(n, fi.sum, lambda t: t.sum(), np.sum)),
         Row(
             "reduce",
@@ -103,4 +114,11 @@ def reduction_rows(s: Sizes) -> list[Row]:
                 scan=True,
             ),
         ),
+    ]
+    # every row but the limit itself (and the scans, which also write) as a share of it
+    return [
+        r
+        if r.copy_reference or r.label.startswith("cumsum")
+        else dataclasses.replace(r, vs_copy=True)
+        for r in rows
     ]

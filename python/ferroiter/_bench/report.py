@@ -76,7 +76,8 @@ def header_lines(meta: dict[str, Any]) -> list[str]:
         f"threads: {threads} (ferroiter and torch; numpy's ufuncs run on 1 thread);"
         f" best of {meta['repeat']}{load_text}",
         "GB/s = bytes read + written per second; 'x torch', 'x np' = their time / ferroiter's"
-        " (> 1: ferroiter is faster); '%copy' = share of the copy limit of this run",
+        " (> 1: ferroiter is faster); '%copy' = share of the copy limit of this run"
+        " (in the reduce rows: of the read limit, the fastest library's max of the same size)",
     ]
 
 

@@ -38,7 +38,9 @@ class Row:
     fit in memory at once) and returns one case, or several for a `summary="median_worst"` row
     (shown as two lines: the median and the worst case; an iterator makes them one at a
     time, so that only one case's arrays are alive at once). `copy_reference`: this row's speed is
-    the copy limit that rows with `vs_copy` are compared with (the last one measured before)."""
+    the copy limit that rows with `vs_copy` are compared with (the last one measured before);
+    with `fastest_reference` the limit is the fastest library's speed, not ferroiter's (a
+    read limit that no one library's own reduction sets for itself)."""
 
     group: str
     label: str
@@ -46,6 +48,7 @@ class Row:
     summary: str = "single"
     copy_reference: bool = False
     vs_copy: bool = False
+    fastest_reference: bool = False
     tags: tuple[str, ...] = field(default_factory=tuple)
 
 

@@ -123,7 +123,12 @@ def measure(
         for line in _summarise(row, per_case):
             for t in threads:
                 gbps = line.speed(t, "ferroiter")
-                if row.copy_reference and gbps is not None:
+                if row.copy_reference and row.fastest_reference:
+                    speeds = [line.speed(t, lib) for lib in line.seconds.get(t, {})]
+                    fastest = max((v for v in speeds if v is not None), default=None)
+                    if fastest is not None:
+                        copy_gbps[t] = fastest
+                elif row.copy_reference and gbps is not None:
                     copy_gbps[t] = gbps
                 elif row.vs_copy and gbps is not None and t in copy_gbps:
                     line.share_of_copy[t] = gbps / copy_gbps[t]

@@ -11,7 +11,8 @@
 //!   tree over aligned powers of two), the last partial one folded in on top.
 //!
 //! Nothing there depends on the thread count, the grain size or the CPU: threads only take
-//! whole units (an output × a chunk, or a tile of outputs × a chunk), and the AVX2 copies of
+//! whole units (an output × a chunk, or a tile of outputs × an aligned power-of-two group of
+//! a chunk's blocks, one of the counter's own subtrees), and the AVX2 copies of
 //! the loops do the same per-lane operations as the baseline ones. Every path below computes
 //! this same tree: a reduction along the fastest dim feeds the lanes from contiguous rows; a
 //! reduction along an outer dim streams input rows in memory order into 16 rows of lanes, one
@@ -33,10 +34,20 @@ pub(crate) const LANES: usize = 16;
 pub(crate) const BLOCK: usize = 1024;
 /// Elements per chunk, the unit of work a thread takes along the reduction.
 pub(crate) const CHUNK: usize = 32768;
-/// Outputs per tile of the outer-dim path: wide enough that each input row is read in long
-/// contiguous runs (4 KB of float32) and the per-row overhead is amortized, while the tile's
-/// 16 lane rows and counter stay in L2. Each column's tree does not depend on it.
-const TILE: usize = 1024;
+/// Accumulator bytes of one tile of the outer-dim path (its 16 lane rows): the widest tile
+/// that keeps them in L2 beside the input streaming through. The tile is as wide as that
+/// allows (4096 float32 columns) so that each input row is read whole, in memory order, as
+/// one stream: narrower tiles read each row in pieces, a new stream every few KB, which the
+/// prefetchers follow poorly. Each column's tree does not depend on the tile's width, so the
+/// width may follow the thread count.
+const TILE_BYTES: usize = 256 << 10;
+/// The narrowest tile worth a task of its own when tiles are cut to occupy the threads.
+const MIN_TILE: usize = 256;
+/// From this tile width on, rows go 64 at a time, 4 per lane row in one pass: each lane row's
+/// accumulators are loaded and stored once per 4 input rows instead of once per row (measured
+/// faster both for wide tiles, whose lane rows live in L2, and for the 64 channels of a
+/// channels_last image); narrower tiles go 16 rows at a time.
+const QUAD_WIDTH: usize = 32;
 /// Depth of a chunk's block counter (`CHUNK / BLOCK` = 2^5 blocks).
 const BLOCK_DEPTH: usize = 6;
 
@@ -48,6 +59,13 @@ pub(crate) trait Reducer: Sync {
     fn identity(&self) -> Self::Acc;
     fn lift(&self, x: Self::In, index: usize) -> Self::Acc;
     fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+    /// For a reduction whose result does not depend on the order of combination (argmax and
+    /// argmin: a total order on (value, index) pairs), the reduction of the contiguous `xs`
+    /// (positions from `n`) by a faster loop of its own; `None` (the default) feeds the lanes.
+    #[inline(always)]
+    fn contiguous(&self, _xs: &[Self::In], _n: usize) -> Option<Self::Acc> {
+        None
+    }
 }
 
 /// The 16 lanes combined by a fixed pairwise tree (lane i with lane i + 8, then + 4, …).
@@ -278,6 +296,28 @@ unsafe fn feed_contiguous<R: Reducer>(
     unsafe { lanes_loop(r, lanes, q, groups, n) }
 }
 
+/// [`Reducer::contiguous`], in its AVX2 copy when the CPU has it.
+#[inline(always)]
+fn contiguous_run<R: Reducer>(r: &R, xs: &[R::In], n: usize) -> Option<R::Acc> {
+    #[cfg(target_arch = "x86_64")]
+    if wide() {
+        // SAFETY: `wide` says the CPU has the features.
+        return unsafe { contiguous_avx2(r, xs, n) };
+    }
+    r.contiguous(xs, n)
+}
+
+/// [`Reducer::contiguous`] compiled for AVX2 (an order-free loop: any instructions give the
+/// same result).
+///
+/// # Safety
+/// The CPU must have AVX2, FMA and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn contiguous_avx2<R: Reducer>(r: &R, xs: &[R::In], n: usize) -> Option<R::Acc> {
+    r.contiguous(xs, n)
+}
+
 /// The contiguous lane loop.
 ///
 /// # Safety
@@ -334,8 +374,20 @@ unsafe fn reduce_range<R: Reducer>(
     let mut fill = 0usize;
     let mut blocks: Counter<R::Acc, BLOCK_DEPTH> = Counter::new(r.identity());
     let s0 = reduced[0].1;
+    // What the order-free loop returned, combined in run order.
+    let mut free = r.identity();
+    let contiguous = s0 == size_of::<R::In>() as isize;
     for_runs(reduced, n0, n1, |off, len, n| {
         let p = base.wrapping_offset(off);
+        if contiguous {
+            // SAFETY: the run's `len` contiguous elements are inside the input and aligned
+            // (the caller's guarantee), and nothing writes the input during the reduction.
+            let xs = unsafe { std::slice::from_raw_parts(p as *const R::In, len) };
+            if let Some(a) = contiguous_run(r, xs, n) {
+                free = r.combine(free, a);
+                return;
+            }
+        }
         let mut i = 0;
         while i < len {
             let take = (len - i).min(BLOCK - fill);
@@ -354,13 +406,15 @@ unsafe fn reduce_range<R: Reducer>(
     if fill > 0 {
         blocks.push(r, lane_tree(r, &lanes));
     }
-    blocks.fold(r)
+    r.combine(blocks.fold(r), free)
 }
 
 /// Accumulators of one tile of the outer-dim path: 16 lane rows and a block counter, one
-/// column per output, each row `TILE` wide (on the heap: a tile of `(f64, index)` pairs is
+/// column per output, each row the tile's width (on the heap: a tile of `(f64, index)` pairs is
 /// several hundred KB).
 struct TileAcc<A: Copy> {
+    /// Columns per lane row (the tile's width, the last tile's maybe narrower).
+    width: usize,
     lanes: Vec<A>,
     stack: Vec<A>,
     scratch: Vec<A>,
@@ -369,11 +423,12 @@ struct TileAcc<A: Copy> {
 }
 
 impl<A: Copy> TileAcc<A> {
-    fn new(identity: A) -> Self {
+    fn new(identity: A, width: usize) -> Self {
         TileAcc {
-            lanes: vec![identity; LANES * TILE],
-            stack: vec![identity; BLOCK_DEPTH * TILE],
-            scratch: vec![identity; TILE],
+            width,
+            lanes: vec![identity; LANES * width],
+            stack: vec![identity; BLOCK_DEPTH * width],
+            scratch: vec![identity; width],
             depth: 0,
             count: 0,
         }
@@ -389,29 +444,37 @@ impl<A: Copy> TileAcc<A> {
     /// Lane row `l`.
     #[inline(always)]
     fn lane_row(&mut self, l: usize) -> &mut [A] {
-        &mut self.lanes[l * TILE..(l + 1) * TILE]
+        &mut self.lanes[l * self.width..(l + 1) * self.width]
     }
 
-    /// Closes a block: per column, the 16 lanes by the lane tree, pushed into the counter.
+    /// Closes a block: per column, the 16 lanes by the lane tree (done a lane row at a time,
+    /// lane i with lane i + 8, then + 4, …: each column's tree is [`lane_tree`]'s, and the
+    /// loops run along the rows, vectorized), pushed into the counter.
     fn close_block<R: Reducer<Acc = A>>(&mut self, r: &R, w: usize) {
-        let mut v = std::mem::take(&mut self.scratch);
-        for (j, vj) in v.iter_mut().enumerate().take(w) {
-            let mut col = [r.identity(); LANES];
-            for (l, c) in col.iter_mut().enumerate() {
-                *c = self.lanes[l * TILE + j];
+        let tw = self.width;
+        let mut half = LANES / 2;
+        while half >= 1 {
+            for i in 0..half {
+                let (low, high) = self.lanes.split_at_mut((i + half) * tw);
+                let (dst, src) = (&mut low[i * tw..i * tw + w], &high[..w]);
+                for (d, &s) in dst.iter_mut().zip(src) {
+                    *d = r.combine(*d, s);
+                }
             }
-            *vj = lane_tree(r, &col);
+            half /= 2;
         }
+        let mut v = std::mem::take(&mut self.scratch);
+        v[..w].copy_from_slice(&self.lanes[..w]);
         let mut c = self.count;
         while c & 1 == 1 {
             self.depth -= 1;
-            let below = &self.stack[self.depth * TILE..self.depth * TILE + w];
+            let below = &self.stack[self.depth * tw..self.depth * tw + w];
             for (vj, &sj) in v.iter_mut().zip(below) {
                 *vj = r.combine(sj, *vj);
             }
             c >>= 1;
         }
-        self.stack[self.depth * TILE..self.depth * TILE + w].copy_from_slice(&v[..w]);
+        self.stack[self.depth * tw..self.depth * tw + w].copy_from_slice(&v[..w]);
         self.depth += 1;
         self.count += 1;
         self.scratch = v;
@@ -421,9 +484,10 @@ impl<A: Copy> TileAcc<A> {
         if self.depth == 0 {
             return r.identity();
         }
-        let mut acc = self.stack[(self.depth - 1) * TILE + j];
+        let tw = self.width;
+        let mut acc = self.stack[(self.depth - 1) * tw + j];
         for i in (0..self.depth - 1).rev() {
-            acc = r.combine(self.stack[i * TILE + j], acc);
+            acc = r.combine(self.stack[i * tw + j], acc);
         }
         acc
     }
@@ -432,12 +496,35 @@ impl<A: Copy> TileAcc<A> {
 /// Adds one input row of `w` contiguous elements into lane row `lane` (all at position `n`).
 ///
 /// # Safety
-/// `row` must address `w ≤ TILE` readable, aligned `R::In`s.
+/// `row` must address `w ≤ acc.len()` readable, aligned `R::In`s.
 #[inline(always)]
 unsafe fn row_into<R: Reducer>(r: &R, acc: &mut [R::Acc], row: *const R::In, w: usize, n: usize) {
     for (j, a) in acc[..w].iter_mut().enumerate() {
         // SAFETY: j < w.
         *a = r.combine(*a, r.lift(unsafe { row.add(j).read() }, n));
+    }
+}
+
+/// Adds 4 input rows of `w` contiguous elements, at positions `n`, `n + 16`, `n + 32` and
+/// `n + 48`, into lane row `acc`, in that order.
+///
+/// # Safety
+/// Each of `rows` must address `w ≤ acc.len()` readable, aligned `R::In`s.
+#[inline(always)]
+unsafe fn rows4_into<R: Reducer>(
+    r: &R,
+    acc: &mut [R::Acc],
+    rows: [*const R::In; 4],
+    w: usize,
+    n: usize,
+) {
+    for (j, a) in acc[..w].iter_mut().enumerate() {
+        let mut v = *a;
+        for (k, row) in rows.iter().enumerate() {
+            // SAFETY: j < w.
+            v = r.combine(v, r.lift(unsafe { row.add(j).read() }, n + k * LANES));
+        }
+        *a = v;
     }
 }
 
@@ -457,13 +544,45 @@ unsafe fn tile_loop<R: Reducer>(
     n1: usize,
 ) {
     let s0 = reduced[0].1;
+    let tw = t.width;
     let mut fill = 0usize;
     for_runs(reduced, n0, n1, |off, len, n| {
-        for i in 0..len {
-            let row = base.wrapping_offset(off + i as isize * s0) as *const R::In;
-            // SAFETY: the row's w elements are inside the input (the caller's guarantee).
-            unsafe { row_into(r, t.lane_row(fill % LANES), row, w, n + i) };
-            fill += 1;
+        let mut i = 0;
+        while i < len {
+            let row = base.wrapping_offset(off + i as isize * s0);
+            let aligned = fill.is_multiple_of(LANES);
+            if aligned && w >= QUAD_WIDTH && len - i >= 4 * LANES && BLOCK - fill >= 4 * LANES {
+                // 64 rows: each lane row takes its 4 rows (l, l + 16, l + 32, l + 48) in that
+                // order in one pass, so that its accumulators are loaded and stored once per 4
+                // input rows (the same additions in the same order as row by row).
+                for l in 0..LANES {
+                    let rl = |k: usize| {
+                        row.wrapping_offset((l + k * LANES) as isize * s0) as *const R::In
+                    };
+                    let acc = &mut t.lanes[l * tw..l * tw + w];
+                    // SAFETY: the 4 rows' w elements are inside the input (the caller's
+                    // guarantee).
+                    unsafe { rows4_into(r, acc, [rl(0), rl(1), rl(2), rl(3)], w, n + i + l) };
+                }
+                fill += 4 * LANES;
+                i += 4 * LANES;
+            } else if aligned && len - i >= LANES && BLOCK - fill >= LANES {
+                // 16 rows into the 16 lane rows in one go: the same additions as row by row,
+                // without the per-row bookkeeping (which dominates on narrow tiles).
+                for l in 0..LANES {
+                    let rl = row.wrapping_offset(l as isize * s0) as *const R::In;
+                    let acc = &mut t.lanes[l * tw..l * tw + w];
+                    // SAFETY: the row's w elements are inside the input (the caller's guarantee).
+                    unsafe { row_into(r, acc, rl, w, n + i + l) };
+                }
+                fill += LANES;
+                i += LANES;
+            } else {
+                // SAFETY: the row's w elements are inside the input (the caller's guarantee).
+                unsafe { row_into(r, t.lane_row(fill % LANES), row as *const R::In, w, n + i) };
+                fill += 1;
+                i += 1;
+            }
             if fill == BLOCK {
                 t.close_block(r, w);
                 fill = 0;
@@ -492,6 +611,132 @@ unsafe fn tile_loop_avx2<R: Reducer>(
 ) {
     // SAFETY: guaranteed by the caller.
     unsafe { tile_loop(r, t, reduced, base, w, n0, n1) }
+}
+
+/// The outer-dim path's tile width for `cols` columns of `acc_bytes` accumulators: the
+/// widest whose lane rows fit [`TILE_BYTES`], cut further (down to [`MIN_TILE`], in whole
+/// 16-column steps) when the other units (`units_per_tile`: kept × chunks) would leave some
+/// of the `threads` tasks idle. Only who computes which column depends on it, never a
+/// column's bits.
+fn tile_width(cols: usize, acc_bytes: usize, units_per_tile: usize, threads: usize) -> usize {
+    let widest = (TILE_BYTES / (LANES * acc_bytes.max(1))).max(LANES);
+    let mut tiles = cols.div_ceil(widest);
+    if units_per_tile * tiles < threads {
+        let wanted = threads.div_ceil(units_per_tile.max(1));
+        tiles = tiles.max(wanted.min(cols / MIN_TILE).max(1));
+    }
+    cols.div_ceil(tiles).next_multiple_of(LANES).min(cols)
+}
+
+/// How the outer-dim path cuts its work for `threads` tasks: the tile width, and the aligned
+/// groups of blocks (`group_blocks`, a power of two) each chunk's rows are cut into
+/// (`groups` per chunk). A group's blocks are combined by the counter, exactly as the
+/// chunk's counter would combine them (aligned power-of-two groups are its subtrees, and a
+/// last partial group is what it folds on top), so the cut changes who reads which rows,
+/// never the bits. Groups come first (each task then still streams whole rows); tiles are
+/// narrowed only when there are still too few units.
+#[derive(Debug, Clone, Copy)]
+struct OuterSplit {
+    tile: usize,
+    group_blocks: usize,
+    groups: usize,
+}
+
+fn outer_split(
+    cols: usize,
+    acc_bytes: usize,
+    others: usize,
+    nchunks: usize,
+    n: usize,
+    threads: usize,
+) -> OuterSplit {
+    let widest = (TILE_BYTES / (LANES * acc_bytes.max(1)))
+        .max(LANES)
+        .min(cols);
+    let chunk_blocks = n.min(CHUNK).div_ceil(BLOCK).max(1);
+    let units = others * nchunks * cols.div_ceil(widest);
+    let wanted = threads.div_ceil(units.max(1));
+    let group_blocks = if wanted > 1 {
+        let g = (chunk_blocks / wanted).max(1);
+        1 << g.ilog2()
+    } else {
+        chunk_blocks.next_power_of_two()
+    };
+    let groups = chunk_blocks.div_ceil(group_blocks);
+    let tile = tile_width(cols, acc_bytes, others * nchunks * groups, threads);
+    OuterSplit {
+        tile,
+        group_blocks,
+        groups,
+    }
+}
+
+/// The contiguous kept dim the outer-dim path runs its tiles along: when the first reduced
+/// dim is strided and some kept dim of at least 8 outputs is contiguous.
+fn outer_column(geo: &Geometry, item: isize) -> Option<usize> {
+    if geo.reduced[0].1 == item {
+        return None;
+    }
+    geo.kept.iter().position(|k| k.1 == item && k.0 >= 8)
+}
+
+/// What [`reduce`] would run on `threads` threads with this grain (the `explain()` line):
+/// the path, its numbers and the units. Accumulators are taken at the output's item size.
+pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> String {
+    if plan.ntensors() != 2 {
+        return "reduction: not a one-input reduction (no loop of ferroiter's runs it)".into();
+    }
+    let geo = Geometry::of(plan);
+    let item = plan.operands()[1].itemsize() as isize;
+    let acc = plan.operands()[0].itemsize();
+    let (outputs, n) = (geo.outputs(), geo.reduced_numel());
+    let nchunks = n.div_ceil(CHUNK).max(1);
+    let tasks = |units: usize| {
+        threads
+            .min((outputs * n).div_ceil(grain.max(1)))
+            .min(units)
+            .max(1)
+    };
+    let tree = format!(
+        "element k of an output's {n} goes to lane k mod {LANES}, blocks of {BLOCK} by a pairwise \
+         lane tree, chunks of {CHUNK} ({nchunks} per output) by a binary counter: the same bits \
+         at any thread count"
+    );
+    match outer_column(&geo, item) {
+        None => {
+            let (len, stride) = geo.reduced[0];
+            let feed = if stride == item {
+                format!("contiguous runs of {len}")
+            } else {
+                format!("strided runs of {len} (stride {stride} B)")
+            };
+            let units = outputs * nchunks;
+            format!(
+                "reduction, inner path: {outputs} output(s) each reduced from {feed}; {tree}; \
+                 {units} unit(s) (output x chunk) on {} task(s)",
+                tasks(units)
+            )
+        }
+        Some(c) => {
+            let cols = geo.kept[c].0;
+            let others: usize = outputs / cols;
+            let split = outer_split(cols, acc, others, nchunks, n, tasks(usize::MAX));
+            let tiles = cols.div_ceil(split.tile);
+            let units = others * tiles * nchunks * split.groups;
+            format!(
+                "reduction, outer-dim path: {others} x {n} input rows of {cols} contiguous \
+                 outputs (row stride {} B) streamed in memory order into {LANES} lane rows, \
+                 vectorized across tiles of {} outputs ({tiles} per row), rows cut in groups \
+                 of {} block(s) ({} per chunk); {tree}; {units} unit(s) (rows x tile x chunk \
+                 x group) on {} task(s)",
+                geo.reduced[0].1,
+                split.tile,
+                split.group_blocks,
+                split.groups,
+                tasks(units)
+            )
+        }
+    }
 }
 
 /// Runs the reduction `r` over a reduction plan, writing `finish(acc)` as an `O` into each
@@ -523,14 +768,19 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
     let nchunks = n.div_ceil(CHUNK);
     let item = size_of::<R::In>() as isize;
     // The outer-dim path: the reduced dims are strided and some kept dim is contiguous.
-    let column = if geo.reduced[0].1 != item && geo.reduced[0].0 >= 1 {
-        geo.kept.iter().position(|k| k.1 == item && k.0 >= 8)
-    } else {
-        None
-    };
-    // Partials of each (output id, chunk), when there is more than one chunk.
-    let mut partials: Vec<R::Acc> = if nchunks > 1 {
-        vec![r.identity(); outputs * nchunks]
+    let column = outer_column(&geo, item);
+    let threads = task_count(usize::MAX, outputs * n, grain);
+    let split = column.map(|c| {
+        let cols = geo.kept[c].0;
+        let acc = size_of::<R::Acc>();
+        outer_split(cols, acc, outputs / cols, nchunks, n, threads)
+    });
+    // Slots per output: a partial result per (chunk, group of blocks).
+    let groups = split.map_or(1, |s| s.groups);
+    let group_blocks = split.map_or(CHUNK / BLOCK, |s| s.group_blocks);
+    let slots = nchunks * groups;
+    let mut partials: Vec<R::Acc> = if slots > 1 {
+        vec![r.identity(); outputs * slots]
     } else {
         Vec::new()
     };
@@ -556,18 +806,18 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
             None => kept_offsets(&others, id),
         }
     };
-    let emit = |id: usize, c: usize, acc: R::Acc| {
-        if nchunks == 1 {
+    let emit = |id: usize, slot: usize, acc: R::Acc| {
+        if slots == 1 {
             let (_, o) = id_offsets(id);
             // SAFETY: the plan's guarantee: every output id addresses an output element, and
             // each id is written by one unit only.
             unsafe { put(out_base.get().wrapping_offset(o), 0, 0, finish(acc)) };
         } else {
-            // SAFETY: `partials` has `outputs · nchunks` slots, each written by one unit only.
+            // SAFETY: `partials` has `outputs · slots` slots, each written by one unit only.
             unsafe {
                 put(
                     partial_base.get(),
-                    id * nchunks + c,
+                    id * slots + slot,
                     size_of::<R::Acc>() as isize,
                     acc,
                 )
@@ -593,21 +843,30 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
             })?;
         }
         Some((cols, _, _)) => {
-            let tiles = cols.div_ceil(TILE);
             let others_n: usize = others.iter().map(|k| k.0).product();
-            let units = others_n * tiles * nchunks;
+            let tile = split.map_or(cols, |s| s.tile);
+            let tiles = cols.div_ceil(tile);
+            let group_rows = group_blocks * BLOCK;
+            let units = others_n * tiles * slots;
             let tasks = task_count(units, outputs * n, grain);
             run_tasks(units, tasks, |b, e| {
-                let mut t = TileAcc::new(r.identity());
+                let mut t = TileAcc::new(r.identity(), tile);
                 for u in b..e {
-                    let c = u % nchunks;
-                    let tile = (u / nchunks) % tiles;
-                    let m = u / nchunks / tiles;
-                    let j0 = tile * TILE;
-                    let w = TILE.min(cols - j0);
+                    let slot = u % slots;
+                    let (c, g) = (slot / groups, slot % groups);
+                    let k = (u / slots) % tiles;
+                    let m = u / slots / tiles;
+                    let j0 = k * tile;
+                    let w = tile.min(cols - j0);
                     let id0 = m * cols + j0;
                     let (i, _) = id_offsets(id0);
-                    let (n0, n1) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+                    let chunk_end = ((c + 1) * CHUNK).min(n);
+                    let n0 = c * CHUNK + g * group_rows;
+                    if n0 >= chunk_end {
+                        // (a group past the end of a shorter last chunk: never read)
+                        continue;
+                    }
+                    let n1 = (n0 + group_rows).min(chunk_end);
                     t.reset(r.identity());
                     let base = in_base.get().wrapping_offset(i) as *const u8;
                     // SAFETY: the plan's guarantee: the tile's columns (a contiguous kept dim)
@@ -623,21 +882,42 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
                         tile_loop(r, &mut t, reduced, base, w, n0, n1);
                     }
                     for j in 0..w {
-                        emit(id0 + j, c, t.fold(r, j));
+                        emit(id0 + j, slot, t.fold(r, j));
                     }
                 }
             })?;
         }
     }
     let _ = is_wide;
-    if nchunks > 1 {
-        for id in 0..outputs {
-            let parts = &partials[id * nchunks..(id + 1) * nchunks];
-            let mut counter: Counter<R::Acc, 64> = Counter::new(r.identity());
-            for &p in &parts[..nchunks - 1] {
-                counter.push(r, p);
+    if slots > 1 {
+        // A chunk's value from its groups: the full groups pushed, a last partial group (fewer
+        // than `group_blocks` blocks) folded on top, as the chunk's own counter would.
+        let chunk_value = |id: usize, c: usize| -> R::Acc {
+            let parts = &partials[(id * nchunks + c) * groups..][..groups];
+            if groups == 1 {
+                return parts[0];
             }
-            let acc = counter.fold_with(r, parts[nchunks - 1]);
+            let blocks = (((c + 1) * CHUNK).min(n) - c * CHUNK).div_ceil(BLOCK);
+            let used = blocks.div_ceil(group_blocks);
+            let mut counter: Counter<R::Acc, 64> = Counter::new(r.identity());
+            if blocks.is_multiple_of(group_blocks) {
+                for &p in &parts[..used] {
+                    counter.push(r, p);
+                }
+                counter.fold(r)
+            } else {
+                for &p in &parts[..used - 1] {
+                    counter.push(r, p);
+                }
+                counter.fold_with(r, parts[used - 1])
+            }
+        };
+        for id in 0..outputs {
+            let mut counter: Counter<R::Acc, 64> = Counter::new(r.identity());
+            for c in 0..nchunks - 1 {
+                counter.push(r, chunk_value(id, c));
+            }
+            let acc = counter.fold_with(r, chunk_value(id, nchunks - 1));
             let (_, o) = id_offsets(id);
             // SAFETY: the plan's guarantee: every output id addresses an output element.
             unsafe { put(out_base.get().wrapping_offset(o), 0, 0, finish(acc)) };
