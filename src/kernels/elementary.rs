@@ -423,7 +423,8 @@ mod tests {
     #[test]
     fn asinh_and_atanh_within_an_ulp() {
         // references from 200-bit mpmath, rounded to f64
-        let cases: [(fn(f64) -> f64, f64, f64); 6] = [
+        type Case = (fn(f64) -> f64, f64, f64);
+        let cases: [Case; 6] = [
             (atanh_f64, -0.999, -3.8002011672501994),
             (atanh_f64, 0.3, 0.3095196042031117),
             (atanh_f64, 0.75, 0.9729550745276566),

@@ -83,46 +83,31 @@ fn apply<const F: u8, const LITE: bool, const N: usize>(x: [f64; N]) -> [f64; N]
     y
 }
 
-/// Function `F` of `N` float32 lanes computed in f32 ([`single`]) when `F` has such a kernel
-/// and every lane lies in its domain; `None` sends the block to the f64 path.
+/// Whether `F` has a float32 kernel computed in f32 itself ([`single`]).
+const fn has_single(f: u8) -> bool {
+    matches!(f, func::SIGMOID | func::LOG | func::LOG1P)
+}
+
+/// Whether `x` lies in the domain of `F`'s f32 kernel.
 #[inline(always)]
-#[allow(clippy::needless_range_loop)]
-fn apply_single<const F: u8, const N: usize>(x: [f32; N]) -> Option<[f32; N]> {
-    let mut y = [0.0f32; N];
+fn single_domain<const F: u8>(x: f32) -> bool {
     match F {
-        func::SIGMOID => {
-            if !x
-                .iter()
-                .fold(true, |b, &v| b & single::sigmoid_fast_domain(v))
-            {
-                return None;
-            }
-            for i in 0..N {
-                y[i] = single::sigmoid(x[i]);
-            }
-        }
-        func::LOG => {
-            if !x.iter().fold(true, |b, &v| b & single::log_fast_domain(v)) {
-                return None;
-            }
-            for i in 0..N {
-                y[i] = single::log(x[i]);
-            }
-        }
-        func::LOG1P => {
-            if !x
-                .iter()
-                .fold(true, |b, &v| b & single::log1p_fast_domain(v))
-            {
-                return None;
-            }
-            for i in 0..N {
-                y[i] = single::log1p(x[i]);
-            }
-        }
-        _ => return None,
+        func::SIGMOID => single::sigmoid_fast_domain(x),
+        func::LOG => single::log_fast_domain(x),
+        func::LOG1P => single::log1p_fast_domain(x),
+        _ => false,
     }
-    Some(y)
+}
+
+/// `F`'s f32 kernel at `x` (in its domain).
+#[inline(always)]
+fn single_eval<const F: u8>(x: f32) -> f32 {
+    match F {
+        func::SIGMOID => single::sigmoid(x),
+        func::LOG => single::log(x),
+        func::LOG1P => single::log1p(x),
+        _ => x,
+    }
 }
 
 /// Function `F` of float64 lanes.
@@ -135,17 +120,27 @@ impl<const F: u8, const N: usize> LaneMap<N> for Lanes64<F> {
     #[inline(always)]
     #[allow(clippy::needless_range_loop)]
     fn block(&self, x: [f64; N]) -> [f64; N] {
-        if F == func::SIGMOID
-            && x.iter()
-                .fold(true, |b, &v| b & hyperbolic::sigmoid_near_domain(v))
-        {
-            let mut y = [0.0; N];
-            for i in 0..N {
+        if F != func::SIGMOID {
+            return apply::<F, false, N>(x);
+        }
+        let mut near = [false; N];
+        for i in 0..N {
+            near[i] = hyperbolic::sigmoid_near_domain(x[i]);
+        }
+        // A block wholly near takes the short path alone; in a mixed block the lanes near
+        // still take it, so that each lane's value depends on that lane only (not on which
+        // neighbours a walk puts beside it).
+        let mut y = if near.iter().all(|&n| n) {
+            [0.0; N]
+        } else {
+            apply::<F, false, N>(x)
+        };
+        for i in 0..N {
+            if near[i] {
                 y[i] = hyperbolic::sigmoid_near(x[i]);
             }
-            return y;
         }
-        apply::<F, false, N>(x)
+        y
     }
 }
 
@@ -165,19 +160,31 @@ impl<T: Compute<Op = f32>, const F: u8, const N: usize> LaneMap<N> for Lanes32<T
             narrow[i] = x[i].up();
         }
         let mut out = [T::default(); N];
-        if let Some(y) = apply_single::<F, N>(narrow) {
+        let mut inside = [false; N];
+        if has_single(F) {
             for i in 0..N {
-                out[i] = T::down(y[i]);
+                inside[i] = single_domain::<F>(narrow[i]);
             }
-            return out;
+            if inside.iter().all(|&v| v) {
+                for i in 0..N {
+                    out[i] = T::down(single_eval::<F>(narrow[i]));
+                }
+                return out;
+            }
         }
         let mut wide = [0.0; N];
         for i in 0..N {
             wide[i] = narrow[i] as f64;
         }
         let y = apply::<F, true, N>(wide);
+        // lanes in the f32 kernel's domain keep its value in a mixed block too: each lane's
+        // value depends on that lane only, whatever a walk puts beside it
         for i in 0..N {
-            out[i] = T::down(y[i] as f32);
+            out[i] = T::down(if inside[i] {
+                single_eval::<F>(narrow[i])
+            } else {
+                y[i] as f32
+            });
         }
         out
     }
