@@ -207,7 +207,16 @@ def position_dependent(name: str, x, y, result: torch.Tensor) -> np.ndarray | No
       round apart;
     - float sinh / cosh of 88.72 < |x| < 89.42: infinite in torch's vectorized loop (Sleef
       overflows with exp(|x|)), finite in its scalar one; ferroiter gives the vectorized one.
+    - complex square where a part's square overflows: the vectorized loop multiplies z·z
+      (inf - inf = NaN in the real part), the scalar one gives -inf or inf
+      (torch.square(tensor([1e20+3e38j])) is -inf+infj, the same value in a 64-element
+      contiguous tensor nan+infj).
     """
+    if name == "square" and result.dtype.is_complex and isinstance(x, torch.Tensor):
+        parts = torch.view_as_real(x.resolve_conj()).double().abs()
+        limit = torch.finfo(result.dtype).max ** 0.5
+        big = (parts > limit).any(dim=-1).numpy()
+        return np.broadcast_to(big, tuple(result.shape))
     if not result.dtype.is_floating_point:
         return None
     if name in ("sinh", "cosh"):
