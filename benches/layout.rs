@@ -19,10 +19,11 @@ fn filled(shape: &[usize]) -> Array {
 
 /// (name, source shape, permutation): the view `src.permute(perm)` is copied into a
 /// contiguous array.
-const CASES: [(&str, &[usize], &[i64]); 10] = [
+const CASES: [(&str, &[usize], &[i64]); 11] = [
     ("NCHW->NHWC (32,64,56,56)", &[32, 64, 56, 56], &[0, 2, 3, 1]),
     ("NHWC->NCHW (32,56,56,64)", &[32, 56, 56, 64], &[0, 3, 1, 2]),
     ("transpose 4096^2", &[4096, 4096], &[1, 0]),
+    ("transpose 8192^2", &[8192, 8192], &[1, 0]),
     (
         "permute (64,32,16,512) (3,1,0,2)",
         &[64, 32, 16, 512],

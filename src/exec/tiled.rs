@@ -100,10 +100,7 @@ impl TileDecision {
 pub fn decide(plan: &TensorIterator) -> TileDecision {
     let shape = plan.shape();
     let ops = plan.operands();
-    let direct = plan.config.kernel_is_byte_copy
-        && ops.len() == 2
-        && plan.noutputs() == 1
-        && ops[0].itemsize() == ops[1].itemsize();
+    let direct = is_direct_copy(plan);
     let geometry = choose(
         shape,
         ops.len(),
@@ -118,6 +115,17 @@ pub fn decide(plan: &TensorIterator) -> TileDecision {
         Some(why) => TileDecision::Untiled(why),
         None => geometry,
     }
+}
+
+/// Whether the plan's kernel is a same-dtype copy of its one input into its one output, which
+/// the walk may then do itself (a direct tiled walk or the permuting copy): the bytes of each
+/// element move unchanged.
+fn is_direct_copy(plan: &TensorIterator) -> bool {
+    let ops = plan.operands();
+    plan.config.kernel_is_byte_copy
+        && ops.len() == 2
+        && plan.noutputs() == 1
+        && ops[0].itemsize() == ops[1].itemsize()
 }
 
 /// Why the walk must keep torch's order on this plan (module doc), if it must.
@@ -159,14 +167,10 @@ const DIRECT_WALK_MIN_DIM: usize = 16;
 /// fastest dim and those dims different, and one of them shorter than
 /// [`DIRECT_WALK_MIN_DIM`] unless a run is folded.
 pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
-    let ops = plan.operands();
-    if !(plan.config.kernel_is_byte_copy
-        && ops.len() == 2
-        && plan.noutputs() == 1
-        && ops[0].itemsize() == ops[1].itemsize())
-    {
+    if !is_direct_copy(plan) {
         return None;
     }
+    let ops = plan.operands();
     let width = ops[0].itemsize();
     let stride = |d: usize, k: usize| ops[k].stride_bytes.get(d).copied().unwrap_or(0);
     let p = super::permute::plan(

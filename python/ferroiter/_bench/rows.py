@@ -244,6 +244,14 @@ def layout_rows(s: Sizes) -> list[Row]:
             lambda: [_permuted_copy((n, h, w, c), nhwc)],
             vs_copy=True,
         ),
+        # the transposes move more bytes than the image: their own copy limit (a copy of the
+        # same size streams past the last-level cache as they do, where the image's stays in it)
+        Row(
+            "layout",
+            f"copy {count(side * side)}, the transposes' size (copy limit)",
+            lambda: [_permuted_copy((side * side, 1), (0, 1))],
+            copy_reference=True,
+        ),
         Row(
             "layout",
             f"transpose {side}x{side}",

@@ -362,6 +362,34 @@ mod tests {
         }
     }
 
+    /// Sizes around the register kernels' steps (15, 16, 17 rows or columns, one-element
+    /// dims, batches of 2-D transposes as in NCHW <-> NHWC), every element width the copy
+    /// takes (4 and 8 bytes through the register kernels, 16 through the run copy), streamed
+    /// and not, tiles cut at odd edges, ranges split as two threads would run them.
+    #[test]
+    fn permuting_copies_at_tile_edges_match_the_naive_loop() {
+        let cases: [(&[usize], &[usize]); 12] = [
+            (&[15, 16], &[1, 0]),
+            (&[16, 17], &[1, 0]),
+            (&[17, 15], &[1, 0]),
+            (&[16, 33], &[1, 0]),
+            (&[1, 16, 17], &[2, 1, 0]),
+            (&[16, 1, 17], &[2, 0, 1]),
+            (&[16, 17, 2], &[1, 0, 2]),
+            (&[32, 17, 3], &[1, 0, 2]),
+            (&[3, 16, 17], &[0, 2, 1]),
+            (&[17, 33, 2, 3], &[1, 0, 2, 3]),
+            (&[8, 31, 5], &[1, 0, 2]),
+            (&[64, 15, 3], &[1, 0, 2]),
+        ];
+        for (shape, perm) in cases {
+            let numel: usize = shape.iter().product();
+            check::<u32>(shape, perm, numel);
+            check::<u64>(shape, perm, numel);
+            check::<u128>(shape, perm, numel);
+        }
+    }
+
     /// Plan dims `shape` (output contiguous, fastest first); the input laid out with dims in
     /// the order `perm` (perm[0] fastest).
     fn check<T: Copy + PartialEq + std::fmt::Debug + From<u32>>(
@@ -383,11 +411,17 @@ mod tests {
             acc *= shape[d] as isize;
         }
         let src: Vec<T> = (0..numel as u32).map(|i| T::from(i + 1)).collect();
-        let mut dst = vec![T::from(0); numel];
+        // the output starts on a cache line, so that streamed stores are taken where the
+        // output's columns are whole lines
+        let mut buf = vec![T::from(0); numel + 64 / w];
+        let skip = (buf.as_ptr() as usize).wrapping_neg() % 64 / w;
+        let dst = &mut buf[skip..skip + numel];
         for (tile, stream) in [
             (None, false),
             (Some((16, 8)), true),
             (Some((32, 24)), false),
+            (Some((17, 15)), true),
+            (Some((1, 16)), false),
         ] {
             let Some(mut p) = plan_any_size(
                 shape,
