@@ -72,9 +72,10 @@ pub fn tanh<const LITE: bool>(x: f64) -> f64 {
     let r = (-k).mul_add(LN2_LO, r1);
     let r_lo = (-k).mul_add(LN2_LO, r1 - r);
     // expm1(r + r_lo) = ph + pl
+    // (r_lo's own term is r_lo·exp(r): r_lo plus r_lo·p, the second added to the low part)
     let corr = (r * r).mul_add(horner(&EXPM1_Q11, r), r_lo);
     let ph = r + corr;
-    let pl = corr - (ph - r);
+    let pl = r_lo.mul_add(ph, corr - (ph - r));
     // E = (s - 1) + s·(ph + pl), s = 2^k ≤ 1: s - 1 = t + te exactly, and |t| ≥ |s·ph|
     // unless k = 0 (then t = 0), so each sum's rounding error is exact in two operations
     let s = pow2(ki);
@@ -133,7 +134,8 @@ pub fn sigmoid_near(x: f64) -> f64 {
     let r1 = (-k).mul_add(LN2_HI, y);
     let r = (-k).mul_add(LN2_LO, r1);
     let r_lo = (-k).mul_add(LN2_LO, r1 - r);
-    let q = (r * r).mul_add(horner(&EXPM1_Q10, r), r_lo);
+    // r_lo's term is r_lo·exp(r) = r_lo·(1 + p): r_lo·r stands in for r_lo·p
+    let q = (r * r).mul_add(horner(&EXPM1_Q10, r), r_lo.mul_add(r, r_lo));
     let s = pow2(ki);
     // r + q as p + pe (|r| ≥ |q|), then + s·p (exact; |1 + s| ≥ |s·p|)
     let a = 1.0 + s;
