@@ -180,14 +180,44 @@ impl Array {
     /// `empty_strided` for a buffer that a kernel writes in full before anything reads it: the
     /// memory is not zeroed first (as torch's `empty`), which saves a pass over mid-sized
     /// outputs. Crate-private so that no caller can read what was never written; the build
-    /// calls it only for plans from `into_kernel_plan` (see
-    /// [`Storage::alloc_kernel_output`] for why that is sound).
+    /// calls it only for plans from `into_kernel_plan`, and the copies for the output of
+    /// [`Array::empty_like_for_copy`] (see [`Storage::alloc_kernel_output`] for why that is
+    /// sound).
     pub(crate) fn empty_strided_unzeroed(
         shape: &[usize],
         strides: &[isize],
         dtype: DType,
     ) -> Result<Array> {
         Array::empty_strided_in(shape, strides, dtype, Storage::alloc_kernel_output)
+    }
+
+    /// The output of a copy of `self` into `empty_like(dtype, format)`, unzeroed where the
+    /// copy surely writes all of it before anything reads it: `self` dense, neither side
+    /// blocked, and the output taking `self`'s strides (the copy's walk then visits both in
+    /// memory order and never reads the output; see [`Storage::alloc_kernel_output`]). A
+    /// large clone otherwise zeroes its output in one serial pass before copying into it.
+    pub(crate) fn empty_like_for_copy(
+        &self,
+        dtype: Option<DType>,
+        format: MemoryFormat,
+    ) -> Result<Array> {
+        let same_strides = self.blocking.is_none()
+            && format.blocked().is_none()
+            && self.layout.is_non_overlapping_and_dense()
+            && match format {
+                MemoryFormat::Preserve => preserve_strides(&self.layout) == self.layout.strides[..],
+                other => {
+                    mf::format_strides(&self.layout.shape, other)?[..] == self.layout.strides[..]
+                }
+            };
+        if !same_strides {
+            return self.empty_like(dtype, format);
+        }
+        Array::empty_strided_unzeroed(
+            &self.layout.shape,
+            &self.layout.strides,
+            dtype.unwrap_or(self.dtype),
+        )
     }
 
     fn empty_strided_in(

@@ -70,9 +70,12 @@ impl Storage {
     }
 
     /// A storage for an output that a kernel writes in full before anything can read it: not
-    /// zeroed ([`Storage::alloc_uninit`]). Crate-private, and used on one path only: the
-    /// outputs the build allocates for a plan from `TensorIteratorConfig::into_kernel_plan`
-    /// (through `Array::empty_strided_unzeroed`). That path is sound because
+    /// zeroed ([`Storage::alloc_uninit`]). Crate-private, and used on two paths only (both
+    /// through `Array::empty_strided_unzeroed`): the outputs the build allocates for a plan
+    /// from `TensorIteratorConfig::into_kernel_plan`, and the output of a copy from a dense
+    /// array with the same strides (`Array::empty_like_for_copy`, then `copy_into` at once:
+    /// not blocked, so no padding to zero; both operands dense in the same order, so the walk
+    /// visits the output in memory order like a kernel output). That is sound because
     ///
     /// - `into_kernel_plan` is crate-private and each of its callers (the kernels) runs the
     ///   plan at once with a loop that writes every element of every output;

@@ -504,3 +504,35 @@ def test_large_copies_every_width(dtype, threads):
     want = torch.zeros(n + 2, dtype=dtype)
     want[1 : n + 1] = src
     assert_result(base, want)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_large_clones_write_every_element(threads):
+    """clone/to/contiguous of arrays above the mapped-allocation size (2 MiB), whose output is
+    not zeroed first when it takes the source's strides: every element written, after a freed
+    buffer of the same size left other bytes behind; strides, dtype and values as torch."""
+    shape = (2, 24, 130, 131)  # 3.1 MiB of float32
+    # (within int32's range: out-of-range float → int conversions are torch's undefined ones)
+    values = np.random.default_rng(3).uniform(-1000, 1000, shape).astype(np.float32)
+    src = torch.from_numpy(values)
+    cases = {
+        "clone": lambda t, m: t.clone(),
+        "clone to contiguous": lambda t, m: t.clone(memory_format=m.contiguous_format),
+        "to float64": lambda t, m: t.to(torch.float64),
+        "to int32": lambda t, m: t.to(torch.int32),
+        "contiguous": lambda t, m: t.contiguous(),
+        "channels_last": lambda t, m: t.contiguous(memory_format=m.channels_last),
+    }
+    layouts_ = {
+        "contiguous": src,
+        "channels_last": src.contiguous(memory_format=torch.channels_last),
+        "permuted": src.permute(0, 2, 3, 1),
+    }
+    with parallelism(threads, None):
+        for lname, t in layouts_.items():
+            for name, op in cases.items():
+                # a dirty buffer of every size used, freed just before
+                for dtype in (torch.float32, torch.float64, torch.int32):
+                    junk = fi.full(list(shape), 7.0, dtype=dtype)
+                    del junk
+                assert_result(op(share(t), fi), op(t, torch), what=f"{lname} {name}: ")

@@ -106,6 +106,16 @@ def _inputs64(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
             1e300,
             -1e300,
             0.5,
+            # tanh: where its reduction of -2|x| changes k, where s - 1 stops being exact,
+            # where the result reaches 1
+            0.17328679513998632,
+            -0.17328679513998635,
+            0.5198603854199589,
+            18.5,
+            -18.7,
+            19.06,
+            19.1,
+            -25.0,
         ]
     )
     return np.concatenate([x, special])

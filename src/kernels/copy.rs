@@ -77,7 +77,8 @@ pub enum Converted {
 /// A new array like `a` in `format` (preserve: torch's rule) holding `a`'s values as `dtype`
 /// (`clone`, and `to`/`contiguous` when they copy).
 pub fn converted_copy(a: &Array, dtype: Option<DType>, format: MemoryFormat) -> Result<Array> {
-    let out = a.empty_like(dtype, format)?;
+    // unzeroed where the copy writes all of it first (a dense source, the same strides)
+    let out = a.empty_like_for_copy(dtype, format)?;
     copy_into(&out, a)?;
     Ok(out)
 }

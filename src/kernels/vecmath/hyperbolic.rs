@@ -1,31 +1,46 @@
 //! `tanh` and `sigmoid` of one f64 lane, branch-free. Both are quotients of `1 ± exp`, which
-//! a rounded `exp` would leave up to 2 ulp off: the f64 versions take `exp` as a
-//! double-double ([`exp_dd`]) and correct the quotient by one Newton step; the float32 ones
+//! a rounded `exp` would leave up to 2 ulp off: the f64 versions take `expm1` (tanh) or `exp`
+//! (sigmoid, [`exp_dd`]) as a double-double and correct the quotient by one Newton step; the float32 ones
 //! (`LITE`) compute in f64 with an f32 reciprocal refined once, far below an f32 ulp.
 
 #![forbid(unsafe_code)]
 
-use super::exp_log::{exp, exp_dd, horner, EXP_Q, LN2_HI, LN2_LO};
+use super::exp_log::{exp, exp_dd, horner, LN2_HI, LN2_LO};
 use super::lane::{pow2, recip_lite, round_int, select, two_sum};
 
-/// `(tanh(x) - x)/x³` in `z = x²`: the Taylor coefficients of tanh from x³ to x^25.
-const TANH_T: [f64; 12] = [
-    -0.333_333_333_333_333_3,
-    0.133_333_333_333_333_33,
-    -0.053_968_253_968_253_97,
-    0.021_869_488_536_155_203,
-    -0.008_863_235_529_902_197,
-    0.003_592_128_036_572_481,
-    -0.001_455_834_387_051_318_3,
-    0.000_590_027_440_945_586,
-    -0.000_239_129_114_243_552_48,
-    9.691_537_956_929_451e-5,
-    -3.927_832_388_331_683e-5,
-    1.591_890_506_932_896_4e-5,
+/// `(expm1(r) - r)/r²` for |r| ≤ ln2/2 as a polynomial, lowest degree first: minimax
+/// coefficients fitted for ferroiter (a Remez exchange at 256-bit precision, error weighted
+/// to `p = r + r²·Q(r)`'s relative error). With the coefficients rounded to f64, `p` is within
+/// 2^-59.9 of `expm1(r)` relatively: better than the 12 Taylor terms (2^-56.2) in one term less.
+const EXPM1_Q11: [f64; 11] = [
+    0.5,
+    0.166_666_666_666_666_77,
+    0.041_666_666_666_666_51,
+    0.008_333_333_333_321_691,
+    0.001_388_888_888_896_238,
+    0.000_198_412_698_859_656_67,
+    2.480_158_717_251_696e-5,
+    2.755_724_437_445_881e-6,
+    2.755_740_266_330_439e-7,
+    2.510_897_878_784_092e-8,
+    2.087_532_307_581_668e-9,
 ];
 
-/// Below this |x| tanh is its Taylor series (12 terms reach 2^-57 relative).
-const TANH_SERIES_BOUND: f64 = 0.3;
+/// The same with ten terms (plain minimax of `Q`): `r²·Q(r)` within 2^-56.1 of `expm1(r) - r`
+/// absolutely (2^-54.3 relative to `expm1(r)`), enough where only `exp(r)`'s relative error
+/// counts (`sigmoid_near`, whose `1 + p` is at least 0.7).
+const EXPM1_Q10: [f64; 10] = [
+    0.500_000_000_000_000_1,
+    0.166_666_666_666_666_74,
+    0.041_666_666_666_624_09,
+    0.008_333_333_333_321_806,
+    0.001_388_888_891_723_242_6,
+    0.000_198_412_698_879_88,
+    2.480_152_126_727_255_6e-5,
+    2.755_724_056_844_218e-6,
+    2.762_010_195_111_892e-7,
+    2.511_078_461_235_797_6e-8,
+];
 
 /// `(nh + nl) / (dh + dl)` to within about half an ulp: a quotient and one Newton step.
 #[inline(always)]
@@ -45,20 +60,35 @@ pub fn tanh<const LITE: bool>(x: f64) -> f64 {
         let large = 1.0 - 2.0 * recip_lite(exp::<true>(2.0 * x) + 1.0);
         return select(x.abs() < 1.0 / 8192.0, small, large);
     }
-    let z = x * x;
-    let series = (x * z).mul_add(horner(&TANH_T, z), x);
-    // (1 - E)/(1 + E) with E = exp(-2|x|) as a double-double; past 40 the result is ±1
+    // tanh|x| = -E/(2 + E) with E = expm1(-2|x|) as a double-double: -E keeps its relative
+    // accuracy down to the smallest |x| (no series, no cancellation) and 2 + E lies in (1, 2]
     let a = x.abs();
-    let a = select(a > 40.0, 40.0, a);
-    let (h, l, k) = exp_dd(-2.0 * a);
-    let scale = pow2(k);
-    let (eh, el) = (h * scale, l * scale);
-    let (nh, ne) = two_sum(1.0, -eh);
-    let (dh, de) = two_sum(1.0, eh);
-    let q = div_dd(nh, ne - el, dh, de + el);
-    let v = select(x.abs() < TANH_SERIES_BOUND, series, q.copysign(x));
-    // ±0 and subnormals are their own tanh
-    select(x.abs() < 1e-300, x, v)
+    // past 19.1 the result rounds to 1
+    let a = select(a > 20.0, 20.0, a);
+    let y = -2.0 * a;
+    let (k, ki) = round_int(y * std::f64::consts::LOG2_E);
+    // y - k·ln2 = r + r_lo (as in `sigmoid_near`)
+    let r1 = (-k).mul_add(LN2_HI, y);
+    let r = (-k).mul_add(LN2_LO, r1);
+    let r_lo = (-k).mul_add(LN2_LO, r1 - r);
+    // expm1(r + r_lo) = ph + pl
+    // (r_lo's own term is r_lo·exp(r): r_lo plus r_lo·p, the second added to the low part)
+    let corr = (r * r).mul_add(horner(&EXPM1_Q11, r), r_lo);
+    let ph = r + corr;
+    let pl = r_lo.mul_add(ph, corr - (ph - r));
+    // E = (s - 1) + s·(ph + pl), s = 2^k ≤ 1: s - 1 = t + te exactly, and |t| ≥ |s·ph|
+    // unless k = 0 (then t = 0), so each sum's rounding error is exact in two operations
+    let s = pow2(ki);
+    let t = s - 1.0;
+    let te = s - (t + 1.0);
+    let sp = s * ph;
+    let eh = t + sp;
+    let el = s.mul_add(pl, ((t - eh) + sp) + te);
+    let dh = 2.0 + eh;
+    let dl = ((2.0 - dh) + eh) + el;
+    // ±0, subnormals (whose tanh is themselves), NaN and ±inf all come out of the same
+    // arithmetic; the sign is x's
+    div_dd(-eh, -el, dh, dl).copysign(x)
 }
 
 /// f32's overflow threshold: an f64 at least this rounds to inf as an f32.
@@ -104,7 +134,8 @@ pub fn sigmoid_near(x: f64) -> f64 {
     let r1 = (-k).mul_add(LN2_HI, y);
     let r = (-k).mul_add(LN2_LO, r1);
     let r_lo = (-k).mul_add(LN2_LO, r1 - r);
-    let q = (r * r).mul_add(horner(&EXP_Q, r), r_lo);
+    // r_lo's term is r_lo·exp(r) = r_lo·(1 + p): r_lo·r stands in for r_lo·p
+    let q = (r * r).mul_add(horner(&EXPM1_Q10, r), r_lo.mul_add(r, r_lo));
     let s = pow2(ki);
     // r + q as p + pe (|r| ≥ |q|), then + s·p (exact; |1 + s| ≥ |s·p|)
     let a = 1.0 + s;

@@ -127,18 +127,20 @@ impl<const F: u8, const N: usize> LaneMap<N> for Lanes64<F> {
         for i in 0..N {
             near[i] = hyperbolic::sigmoid_near_domain(x[i]);
         }
-        // A block wholly near takes the short path alone; in a mixed block the lanes near
-        // still take it, so that each lane's value depends on that lane only (not on which
+        let mut y = [0.0; N];
+        // A block wholly near takes the short path alone, unconditionally (a loop with an `if`
+        // per lane compiles to masked or scalar code); in a mixed block the lanes near still
+        // take it, so that each lane's value depends on that lane only (not on which
         // neighbours a walk puts beside it).
-        let mut y = if near.iter().all(|&n| n) {
-            [0.0; N]
-        } else {
-            apply::<F, false, N>(x)
-        };
-        for i in 0..N {
-            if near[i] {
+        if near.iter().all(|&n| n) {
+            for i in 0..N {
                 y[i] = hyperbolic::sigmoid_near(x[i]);
             }
+            return y;
+        }
+        let general = apply::<F, false, N>(x);
+        for i in 0..N {
+            y[i] = lane::select(near[i], hyperbolic::sigmoid_near(x[i]), general[i]);
         }
         y
     }

@@ -200,6 +200,47 @@ fn float64_within_two_ulp_of_libm() {
 }
 
 #[test]
+fn float64_tanh_and_sigmoid_within_two_ulp_of_libm() {
+    let sigmoid_ref = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let mut xs = random64(200_000, -60, 6);
+    // where tanh's reduction changes k (2|x| at odd multiples of ln2/2), where s - 1 stops
+    // being exact (k = -54, |x| near 18.7) and where the result reaches 1
+    for j in 0..60 {
+        let edge = (j as f64 + 0.5) * std::f64::consts::LN_2 / 2.0;
+        for d in -8..=8 {
+            let x = edge + d as f64 * edge * f64::EPSILON;
+            xs.extend([x, -x]);
+        }
+    }
+    let mut y = 18.0;
+    while y < 20.5 {
+        xs.extend([y, -y]);
+        y += 1.0 / 1024.0;
+    }
+    for x in xs {
+        let d = ulps64(eval64::<{ func::TANH }>(x), x.tanh());
+        assert!(d <= 2, "tanh: {d} ulp at {x:e}");
+        if x.abs() < 700.0 {
+            let d = ulps64(eval64::<{ func::SIGMOID }>(x), sigmoid_ref(x));
+            // the reference rounds twice (exp, then the quotient): up to 1 ulp itself
+            assert!(d <= 2, "sigmoid: {d} ulp at {x:e}");
+        }
+    }
+}
+
+#[test]
+fn float64_tanh_of_tiny_arguments_is_the_argument() {
+    let tanh = eval64::<{ func::TANH }>;
+    for x in [5e-324, 1e-310, 2.2e-308, 1e-300, 1e-200, 1e-20, 1e-9] {
+        assert_eq!(tanh(x), x, "{x:e}");
+        assert_eq!(tanh(-x), -x, "{x:e}");
+    }
+    assert_eq!(tanh(0.0).to_bits(), 0);
+    assert_eq!((tanh(19.1), tanh(-25.0), tanh(1e300)), (1.0, -1.0, 1.0));
+    assert!(tanh(18.9) < 1.0);
+}
+
+#[test]
 fn float64_special_values() {
     let exp = eval64::<{ func::EXP }>;
     assert_eq!(exp(709.8), f64::INFINITY);
