@@ -28,8 +28,8 @@
 #   Leak checking is off (CPython frees little at exit), and a failed huge allocation returns
 #   null (a MemoryError, as without ASan) instead of aborting; the goal is zero reports.
 # - asan-suite: asan-python over the whole Python suite's fast profile (every tests/ module,
-#   the default hypothesis profile); about 15-20 minutes on two cores. The pytest output goes
-#   to target/asan-py/pytest.log.
+#   the default hypothesis profile): 2,631 tests, about 35 minutes on two shared cores after
+#   the build. The pytest output goes to target/asan-py/pytest.log.
 #
 # Exit status: non-zero when any step that could run found an error.
 set -uo pipefail
@@ -122,8 +122,12 @@ PY
         "${asan_env[@]}" python scripts/sanitize_smoke.py || status=1
         modules=${FERROITER_SANITIZE_PYTEST:-tests/test_bad_inputs.py tests/test_blocked.py tests/test_sorting.py tests/test_manipulation.py}
         [ "$step" = asan-suite ] && modules=tests
+        # the resident-memory check is left out: ASan's quarantine holds up to 256 MiB of freed
+        # blocks (to catch use after free), so resident memory grows without a leak (+143 MiB
+        # over its 40 large ops); without ASan it runs in the ordinary suite
         # shellcheck disable=SC2086
-        "${asan_env[@]}" python -m pytest -q -p no:cacheprovider $modules 2>&1 \
+        "${asan_env[@]}" python -m pytest -q -p no:cacheprovider $modules \
+            --deselect tests/test_leaks.py::test_repeated_ops_leave_resident_memory_flat 2>&1 \
             | tee target/asan-py/pytest.log
         [ "${PIPESTATUS[0]}" = 0 ] || status=1
         reports=$(cat target/asan-py/report.* 2>/dev/null | grep -c "^==[0-9]*==ERROR: AddressSanitizer" || true)
