@@ -196,7 +196,10 @@ OP_CASES: dict[str, OpCase] = {
     "acos": OpCase(**_TRANSCENDENTAL),
     "asin": OpCase(**_TRANSCENDENTAL),
     "atan": OpCase(**_TRANSCENDENTAL),
-    "acosh": OpCase(**_TRANSCENDENTAL),
+    # torch's float32 acosh is 2 ulps from the truth near 1 (116 of 400K random inputs, all in
+    # 1 < x < 1.2), ferroiter's is correctly rounded there (test_numeric_edges checks it
+    # against mpmath), so the two can be 2 apart
+    "acosh": OpCase(**_TRANSCENDENTAL, extra_ulps={torch.float32: 2}),
     "asinh": OpCase(**_TRANSCENDENTAL),
     "atanh": OpCase(**_TRANSCENDENTAL),
     "tan": OpCase(**_TRANSCENDENTAL),

@@ -228,6 +228,14 @@ TORCH_CASES = {
         lambda: fi.full((2,), 300, dtype="uint8"),
         lambda: T.full((2,), 300, dtype=T.uint8),
     ),
+    "fill_value_nan_into_integers": (
+        lambda: fi.full((2,), float("nan"), dtype="uint8"),
+        lambda: T.full((2,), float("nan"), dtype=T.uint8),
+    ),
+    "fill_value_inf_into_integers": (
+        lambda: fi.full((2,), float("inf"), dtype="int64"),
+        lambda: T.full((2,), float("inf"), dtype=T.int64),
+    ),
     # arange
     "arange_zero_step": (lambda: fi.arange(0, 10, 0), lambda: T.arange(0, 10, 0)),
     "arange_wrong_sign": (lambda: fi.arange(0, 10, -1), lambda: T.arange(0, 10, -1)),
@@ -1058,6 +1066,8 @@ ISOLATED_CASES = {
     ),
     "eye_huge": ("fi.eye(2**40)", "ValueError", "Storage size calculation overflowed"),
     "linspace_huge": ("fi.linspace(0, 1, 2**62)", "ValueError", "Storage size calculation"),
+    "arange_huge": ("fi.arange(0, 2**62)", "ValueError", "Storage size calculation overflowed"),
+    "arange_huge_float": ("fi.arange(0.0, 2.0**62)", "ValueError", "Storage size calculation"),
     "tile_overflow": ("fi.tile(fi.ones(4), (2**62,))", "ValueError", "Storage size calculation"),
     "matmul_huge_result": (
         "fi.matmul(fi.ones((2**20, 1)), fi.ones((1, 1)).expand(1, 2**20))",

@@ -79,42 +79,44 @@ pub fn bf16_bits_to_f32(b: u16) -> f32 {
     f32::from_bits((b as u32) << 16)
 }
 
+/// f32 patterns around every place a conversion changes behaviour: each exponent with
+/// mantissas at, just below and just above the rounding halfway points of both formats
+/// (even and odd kept bits), plus a deterministic pseudo-random sweep of `random` patterns.
+/// Shared by the conversion tests here and the streaming kernels' (exec/raw/stream.rs).
+#[cfg(test)]
+pub(crate) fn probe_patterns(random: usize) -> Vec<u32> {
+    let mut v = Vec::new();
+    for sign in [0u32, 0x8000_0000] {
+        for exp in 0u32..=255 {
+            for low in [
+                0u32, 1, 0xFFF, 0x1000, 0x1001, 0x1FFF, 0x2000, 0x3000, 0x7FFF,
+            ] {
+                for high in [0u32, 1, 2, 3, 0x3FE, 0x3FF, 0x7F] {
+                    for shift in [13u32, 16] {
+                        let man = ((high << shift) | low) & 0x7F_FFFF;
+                        for d in [0u32, 1, u32::MAX] {
+                            v.push(sign | (exp << 23) | man.wrapping_add(d) & 0x7F_FFFF);
+                        }
+                    }
+                }
+            }
+            v.push(sign | (exp << 23) | 0x7F_FFFF);
+        }
+    }
+    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..random {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        v.push(s as u32);
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use half::{bf16, f16};
-
-    /// f32 patterns around every place a conversion changes behaviour: each exponent with
-    /// mantissas at, just below and just above the rounding halfway points of both formats
-    /// (even and odd kept bits), plus a deterministic pseudo-random sweep.
-    fn probe_patterns() -> Vec<u32> {
-        let mut v = Vec::new();
-        for sign in [0u32, 0x8000_0000] {
-            for exp in 0u32..=255 {
-                for low in [
-                    0u32, 1, 0xFFF, 0x1000, 0x1001, 0x1FFF, 0x2000, 0x3000, 0x7FFF,
-                ] {
-                    for high in [0u32, 1, 2, 3, 0x3FE, 0x3FF, 0x7F] {
-                        for shift in [13u32, 16] {
-                            let man = ((high << shift) | low) & 0x7F_FFFF;
-                            for d in [0u32, 1, u32::MAX] {
-                                v.push(sign | (exp << 23) | man.wrapping_add(d) & 0x7F_FFFF);
-                            }
-                        }
-                    }
-                }
-                v.push(sign | (exp << 23) | 0x7F_FFFF);
-            }
-        }
-        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-        for _ in 0..4_000_000 {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            v.push(s as u32);
-        }
-        v
-    }
 
     /// Bit-equal to the `half` crate (NaNs included).
     fn same_f16(ours: u16, x: f32) {
@@ -150,7 +152,7 @@ mod tests {
 
     #[test]
     fn f32_to_half_types_at_rounding_boundaries() {
-        for bits in probe_patterns() {
+        for bits in probe_patterns(4_000_000) {
             let x = f32::from_bits(bits);
             same_f16(f32_to_f16_bits(x), x);
             let theirs = bf16::from_f32(x).to_bits();

@@ -227,29 +227,15 @@ unsafe fn f64_row_streamed(dst: *mut f64, src: *const f32, n: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::halfconv::probe_patterns;
 
-    /// f32 patterns where a conversion to float16 changes behaviour (every exponent of both
-    /// signs with mantissas at and around the rounding halfway points, NaNs with payloads,
-    /// infinities, subnormals, zeros) and a pseudo-random sweep.
+    /// The float16 conversion probes (rounding halfway points of every exponent, NaNs,
+    /// subnormals, zeros) and a pseudo-random sweep.
     fn patterns() -> Vec<f32> {
-        let mut v = Vec::new();
-        for sign in [0u32, 0x8000_0000] {
-            for exp in 0u32..=255 {
-                for man in [
-                    0u32, 1, 0xFFF, 0x1000, 0x1001, 0x2000, 0x3000, 0x7F_E000, 0x7F_FFFF,
-                ] {
-                    v.push(f32::from_bits(sign | exp << 23 | man));
-                }
-            }
-        }
-        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-        for _ in 0..20_000 {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            v.push(f32::from_bits(s as u32));
-        }
-        v
+        probe_patterns(20_000)
+            .into_iter()
+            .map(f32::from_bits)
+            .collect()
     }
 
     /// A one-row block over `out` and `src` starting `skip` elements in.
