@@ -144,7 +144,9 @@ def test_explain_reductions(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "explain", "sum", "2,16,4,5:channels_last", "--dim", "2,3")
     assert code == 0
     inner = next(t for t in out.splitlines() if t.startswith("inner loop:"))
-    assert "outer-dim path: 2 x 20 input rows of 16 contiguous outputs" in inner
+    assert inner.startswith("inner loop: reduction, outer-dim path: input rows of contiguous")
+    walk = next(t for t in out.splitlines() if t.startswith("walk:"))
+    assert walk.startswith("walk: 2 x 20 input rows of 16 contiguous outputs")
     assert "reduced dim first" in out
     code, out, _ = run_cli(capsys, "explain", "amax", "3,4")
     assert code == 0 and "result: shape (1, 1)" in out

@@ -16,7 +16,10 @@ pub fn explain(plan: &TensorIterator, threads: usize, grain: usize) -> Result<St
     if plan.config.is_reduction {
         // a reduction runs its own loops, walk and split, not the elementwise ones
         let d = super::raw::reduce::describe(plan, threads, grain);
-        text.push_str(&format!("\ninner loop: {}\n{}\n{}", d.inner, d.walk, d.parallel));
+        text.push_str(&format!(
+            "\ninner loop: {}\n{}\n{}",
+            d.inner, d.walk, d.parallel
+        ));
         return Ok(text);
     }
     text.push_str(&format!("\ninner loop: {}", inner_loop(plan).describe()));

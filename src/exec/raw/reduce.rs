@@ -797,11 +797,7 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
                     split.group_blocks,
                     split.groups
                 ),
-                parallel: parallel(
-                    units,
-                    "rows x tile x chunk x group",
-                    nchunks * split.groups,
-                ),
+                parallel: parallel(units, "rows x tile x chunk x group", nchunks * split.groups),
             }
         }
     }
