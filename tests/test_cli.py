@@ -144,10 +144,39 @@ def test_explain_reductions(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "explain", "sum", "2,16,4,5:channels_last", "--dim", "2,3")
     assert code == 0
     inner = next(t for t in out.splitlines() if t.startswith("inner loop:"))
-    assert "outer-dim path: 2 x 20 input rows of 16 contiguous outputs" in inner
+    assert inner.startswith("inner loop: reduction, outer-dim path: input rows of contiguous")
+    walk = next(t for t in out.splitlines() if t.startswith("walk:"))
+    assert walk.startswith("walk: 2 x 20 input rows of 16 contiguous outputs")
     assert "reduced dim first" in out
     code, out, _ = run_cli(capsys, "explain", "amax", "3,4")
     assert code == 0 and "result: shape (1, 1)" in out
+    # the walk and parallel lines are the reduction executor's: its units, tasks and tiles
+    # (64 rows of 2048 outputs at 2 threads: one unit would leave a thread idle, so the row is
+    # cut into 2 tiles of 1024)
+    code, out, _ = run_cli(capsys, "explain", "sum", "64,2048", "--dim", "0", "--threads", "2")
+    assert code == 0
+    lines = out.splitlines()
+    walk = next(t for t in lines if t.startswith("walk:"))
+    assert walk.startswith("walk: 1 x 64 input rows of 2048 contiguous outputs (row stride 8192")
+    assert "a unit is a tile of 1024 outputs (2 per row; 92 KiB of accumulators" in walk
+    parallel = next(t for t in lines if t.startswith("parallel:"))
+    assert parallel.startswith(
+        "parallel: 2 unit(s) (rows x tile x chunk x group), 131072 elements, grain 32768, "
+        "2 thread(s) -> 2 task(s) claiming 2 piece(s) of consecutive units in turn [0, 1) [1, 2); "
+        "each unit writes its outputs' results"
+    )
+    code, out, _ = run_cli(capsys, "explain", "sum", "100000", "--threads", "2")
+    assert code == 0
+    lines = out.splitlines()
+    walk = next(t for t in lines if t.startswith("walk:"))
+    assert walk.startswith("walk: reduction units in order, each one output's chunk of up to 32768")
+    parallel = next(t for t in lines if t.startswith("parallel:"))
+    assert parallel.startswith("parallel: 4 unit(s) (output x chunk), 100000 elements")
+    assert (
+        "-> 2 task(s) claiming 4 piece(s) of consecutive units in turn [0, 1) [1, 2) [2, 3) "
+        "[3, 4); each unit writes a partial" in parallel
+    )
+    assert not any("torch's 2-D order" in t or "chunk(s) [" in t for t in lines)
     code, _, err = run_cli(capsys, "explain", "argmax", "3,4", "--dim", "9")
     assert code == 2 and "--dim 9: out of range for 2 dims" in err
 
@@ -177,6 +206,8 @@ def test_explain_with_out(capsys: pytest.CaptureFixture[str]) -> None:
         (["bench", "--threads", "0"], "argument --threads: expected positive integers"),
         (["bench", "--threads", "a,b"], "argument --threads: expected positive integers"),
         (["bench", "--rows", "no-such-row", "--quick"], "no benchmark row matches 'no-such-row'"),
+        (["bench", "--repeat", "0"], "argument --repeat: expected positive integers"),
+        (["bench", "--repeat", "2,3"], "argument --repeat: expected one positive integer"),
         (["nosuch"], "invalid choice: 'nosuch'"),
         (["layout"], "the following arguments are required: SPEC"),
     ],
@@ -304,6 +335,27 @@ def test_bench_quick_rows_json_and_plot(capsys: pytest.CaptureFixture[str], tmp_
                 assert 0 < result["share_of_copy"] < 100
     if has_plot:
         assert png_size(plot)[0] > 0
+
+
+def test_bench_repeat_keeps_the_median_of_rounds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--repeat N measures each row N times in turn; the seconds kept are each library's
+    median, the ratios those medians' ratios."""
+    report = tmp_path / "bench.json"
+    argv = ["bench", "--quick", "--rows", "sum(dim=1)", "--threads", "1", "--repeat", "3"]
+    code, out, err = run_cli(capsys, *argv, "--json", str(report))
+    assert code == 0, err
+    assert "best of 3, median of 3 rounds" in out
+    data = json.loads(report.read_text())
+    assert data["meta"]["rounds"] == 3
+    labels = [row["label"] for row in data["rows"]]
+    assert labels[0].startswith("read limit: max") and labels[1].startswith("sum(dim=1)")
+    for row in data["rows"]:
+        result = row["results"]["1"]
+        assert result["vs_torch"] == pytest.approx(
+            result["seconds"]["torch"] / result["seconds"]["ferroiter"]
+        )
 
 
 def test_bench_rows_are_data_with_an_extension_point() -> None:

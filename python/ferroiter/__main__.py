@@ -31,6 +31,14 @@ def _positive_ints(text: str) -> list[int]:
     return values
 
 
+def _positive_int(text: str) -> int:
+    """`5` -> 5 for --repeat; argparse turns the error into exit code 2."""
+    values = _positive_ints(text)
+    if len(values) != 1:
+        raise argparse.ArgumentTypeError(f"expected one positive integer, got {text!r}")
+    return values[0]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command."""
     return _build()[0]
@@ -140,6 +148,14 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
         "as a glob; several: comma-separated); copy limits that selected rows compare with "
         "come along",
     )
+    bench.add_argument(
+        "--repeat",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="measure each row N times in turn and keep each library's median time "
+        "(quieter figures on a shared machine; default 1)",
+    )
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     bench.add_argument(
         "--plot", metavar="FILE", help="also draw the ratios as a bar chart (needs matplotlib)"
@@ -193,6 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rows=args.rows,
                 json_path=args.json,
                 plot_path=args.plot,
+                rounds=args.repeat,
             )
         elif command == "config":
             fi.show_config()

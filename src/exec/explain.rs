@@ -14,12 +14,15 @@ use crate::plan::TensorIterator;
 pub fn explain(plan: &TensorIterator, threads: usize, grain: usize) -> Result<String> {
     let mut text = plan.explain_build()?;
     if plan.config.is_reduction {
-        // (a reduction runs its own loops, not the elementwise ones)
-        let line = super::raw::reduce::describe(plan, threads, grain);
-        text.push_str(&format!("\ninner loop: {line}"));
-    } else {
-        text.push_str(&format!("\ninner loop: {}", inner_loop(plan).describe()));
+        // a reduction runs its own loops, walk and split, not the elementwise ones
+        let d = super::raw::reduce::describe(plan, threads, grain);
+        text.push_str(&format!(
+            "\ninner loop: {}\n{}\n{}",
+            d.inner, d.walk, d.parallel
+        ));
+        return Ok(text);
     }
+    text.push_str(&format!("\ninner loop: {}", inner_loop(plan).describe()));
     text.push_str(&format!("\n{}", tiled::describe(plan)));
     let numel = plan.numel();
     let chunks = chunk_ranges(numel, grain, threads);

@@ -26,3 +26,45 @@ pub fn run_tasks(units: usize, tasks: usize, f: impl Fn(usize, usize) + Sync) ->
         f(b, e);
     })
 }
+
+/// As [`run_tasks`], but `units` are cut into `pieces` near-equal ranges (at least `tasks`)
+/// that the `tasks` threads claim in turn: a thread that starts late, or loses its core to
+/// another process for a while, takes fewer pieces instead of holding up the loop's end. Who
+/// runs a piece never changes what it computes.
+pub fn run_pieces(
+    units: usize,
+    tasks: usize,
+    pieces: usize,
+    f: impl Fn(usize, usize) + Sync,
+) -> Result<()> {
+    let tasks = tasks.clamp(1, units.max(1));
+    let pieces = pieces.clamp(tasks, units.max(1));
+    let range = |t: usize| (t * units / pieces, (t + 1) * units / pieces);
+    pool::parallel_for(pieces, tasks, &|t| {
+        let (b, e) = range(t);
+        f(b, e);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[test]
+    fn pieces_cover_every_unit_exactly_once() {
+        for units in [0usize, 1, 2, 5, 16, 513] {
+            for (tasks, pieces) in [(1, 1), (1, 4), (2, 2), (2, 8), (3, 100), (4, 3)] {
+                let hits: Vec<AtomicU32> = (0..units).map(|_| AtomicU32::new(0)).collect();
+                run_pieces(units, tasks, pieces, |b, e| {
+                    for h in &hits[b..e] {
+                        h.fetch_add(1, Ordering::Relaxed);
+                    }
+                })
+                .unwrap();
+                let counts: Vec<u32> = hits.iter().map(|h| h.load(Ordering::Relaxed)).collect();
+                assert_eq!(counts, vec![1; units], "{units} units, {tasks} x {pieces}");
+            }
+        }
+    }
+}

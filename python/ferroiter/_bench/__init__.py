@@ -25,8 +25,10 @@ def run(
     json_path: str | None = None,
     plot_path: str | None = None,
     out: TextIO | None = None,
+    rounds: int = 1,
 ) -> list[Line]:
-    """Measures the selected rows, printing the table line by line as rows finish."""
+    """Measures the selected rows, printing the table line by line as rows finish; with
+    `rounds` > 1 each row is measured that many times in turn and the median kept."""
     import ferroiter as fi
 
     stream = out if out is not None else sys.stdout
@@ -36,7 +38,7 @@ def run(
     selected = rows_for(sizes, rows)
     if not selected:
         raise ValueError(f"no benchmark row matches {rows!r}")
-    meta = report.header(threads, repeat, quick)
+    meta = report.header(threads, repeat, quick, rounds)
 
     def emit(text: str) -> None:
         print(text, file=stream, flush=True)
@@ -52,7 +54,7 @@ def run(
             emit(f"-- {group}")
         emit(report.row_line(line, threads))
 
-    lines = measure(selected, threads, repeat, 0.005 if quick else 0.02, on_line)
+    lines = measure(selected, threads, repeat, 0.005 if quick else 0.02, on_line, rounds)
     if json_path:
         report.write_json(json_path, meta, lines)
         emit(f"wrote {json_path}")

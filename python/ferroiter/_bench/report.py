@@ -32,7 +32,7 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
-def header(threads: list[int], repeat: int, quick: bool) -> dict[str, Any]:
+def header(threads: list[int], repeat: int, quick: bool, rounds: int = 1) -> dict[str, Any]:
     """Everything needed to read or reproduce the table."""
     return {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -41,6 +41,7 @@ def header(threads: list[int], repeat: int, quick: bool) -> dict[str, Any]:
         "threads": threads,
         "numpy_threads": 1,
         "repeat": repeat,
+        "rounds": rounds,
         "quick": quick,
         "python": platform.python_version(),
         "ferroiter": fi.__version__,
@@ -60,6 +61,11 @@ def _load_average() -> float | None:
         return None
 
 
+def _rounds_text(meta: dict[str, Any]) -> str:
+    rounds = meta.get("rounds", 1)
+    return f", median of {rounds} rounds" if rounds > 1 else ""
+
+
 def header_lines(meta: dict[str, Any]) -> list[str]:
     versions = f"ferroiter {meta['ferroiter']}, numpy {meta['numpy']}"
     versions += f", torch {meta['torch']}" if meta["torch"] else " (torch not installed)"
@@ -74,7 +80,7 @@ def header_lines(meta: dict[str, Any]) -> list[str]:
         f"CPU: {meta['cpu']} ({meta['cpu_count']} logical cores, SIMD {meta['simd']}); "
         f"Python {meta['python']}; {versions}",
         f"threads: {threads} (ferroiter and torch; numpy's ufuncs run on 1 thread);"
-        f" best of {meta['repeat']}{load_text}",
+        f" best of {meta['repeat']}{_rounds_text(meta)}{load_text}",
         "GB/s = bytes read + written per second; 'x torch', 'x np' = their time / ferroiter's"
         " (> 1: ferroiter is faster); '%copy' = share of the copy limit of this run"
         " (in the reduce rows: of the read limit, the fastest library's max of the same size)",

@@ -93,26 +93,34 @@ def measure(
     repeat: int,
     min_seconds: float,
     on_line: Callable[[Line], None],
+    rounds: int = 1,
 ) -> list[Line]:
-    """Runs every row at every thread count; numpy (single-threaded) once per row."""
+    """Runs every row at every thread count; numpy (single-threaded) once per row and round.
+
+    With `rounds` > 1 each case is measured that many times in turn (every library and thread
+    count in each round, so that a burst of load on a shared machine hits all of them alike)
+    and each library's median time is kept: one slow round no longer moves a row."""
     lines: list[Line] = []
     copy_gbps: dict[int, float] = {}
     for row in rows:
         per_case: list[Line] = []
         for case in row.setup():
             line = Line(row.group, row.label, case.nbytes)
-            numpy_time = None
-            if "numpy" in case.thunks:
-                numpy_time = best_time(case.thunks["numpy"], repeat, min_seconds)
+            samples: dict[int, dict[str, list[float]]] = {t: {} for t in threads}
+            for _ in range(max(1, rounds)):
+                numpy_time = None
+                if "numpy" in case.thunks:
+                    numpy_time = best_time(case.thunks["numpy"], repeat, min_seconds)
+                for t in threads:
+                    set_threads(t)
+                    for lib in ("ferroiter", "torch"):
+                        if lib in case.thunks:
+                            s = best_time(case.thunks[lib], repeat, min_seconds)
+                            samples[t].setdefault(lib, []).append(s)
+                    if numpy_time is not None:
+                        samples[t].setdefault("numpy", []).append(numpy_time)
             for t in threads:
-                set_threads(t)
-                times: dict[str, float] = {
-                    lib: best_time(case.thunks[lib], repeat, min_seconds)
-                    for lib in ("ferroiter", "torch")
-                    if lib in case.thunks
-                }
-                if numpy_time is not None:
-                    times["numpy"] = numpy_time
+                times = {lib: statistics.median(s) for lib, s in samples[t].items()}
                 line.seconds[t] = times
                 if "torch" in times:
                     line.ratio_torch[t] = times["torch"] / times["ferroiter"]

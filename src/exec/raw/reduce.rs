@@ -20,7 +20,7 @@
 
 use super::{get, put, wide, SendPtr};
 use crate::error::Result;
-use crate::exec::tasks::{run_tasks, task_count};
+use crate::exec::tasks::{run_pieces, task_count};
 use crate::plan::TensorIterator;
 use smallvec::SmallVec;
 use std::mem::size_of;
@@ -48,6 +48,9 @@ const MIN_TILE: usize = 256;
 /// faster both for wide tiles, whose lane rows live in L2, and for the 64 channels of a
 /// channels_last image); narrower tiles go 16 rows at a time.
 const QUAD_WIDTH: usize = 32;
+/// Pieces of work per task: the units are cut into this many ranges per thread, claimed in
+/// turn, so that a thread slowed by another process (or woken late) takes fewer of them.
+const PIECES_PER_TASK: usize = 4;
 /// Depth of a chunk's block counter (`CHUNK / BLOCK` = 2^5 blocks).
 const BLOCK_DEPTH: usize = 6;
 
@@ -655,7 +658,13 @@ fn outer_split(
         .min(cols);
     let chunk_blocks = n.min(CHUNK).div_ceil(BLOCK).max(1);
     let units = others * nchunks * cols.div_ceil(widest);
-    let wanted = threads.div_ceil(units.max(1));
+    // enough units for every thread's pieces (aligned groups of at least one block)
+    let pieces = if threads > 1 {
+        threads * PIECES_PER_TASK
+    } else {
+        1
+    };
+    let wanted = pieces.div_ceil(units.max(1));
     let group_blocks = if wanted > 1 {
         let g = (chunk_blocks / wanted).max(1);
         1 << g.ilog2()
@@ -680,20 +689,36 @@ fn outer_column(geo: &Geometry, item: isize) -> Option<usize> {
     geo.kept.iter().position(|k| k.1 == item && k.0 >= 8)
 }
 
-/// What [`reduce`] would run on `threads` threads with this grain (the `explain()` line):
-/// the path, its numbers and the units. Accumulators are taken at the output's item size.
-pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> String {
+/// What [`reduce`] would run on `threads` threads with this grain, as `explain()`'s three
+/// lines: the inner loop (path, tree), the walk (what one unit of work reads, in which order)
+/// and the split (units, tasks and their ranges, how partial results are combined).
+/// Accumulators are taken at the output's item size.
+pub(crate) struct Description {
+    pub inner: String,
+    pub walk: String,
+    pub parallel: String,
+}
+
+/// [`Description`] of the reduction plan `plan` on `threads` threads with `grain`.
+pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> Description {
     if plan.ntensors() != 2 {
-        return "reduction: not a one-input reduction (no loop of ferroiter's runs it)".into();
+        let none = "not a one-input reduction (no loop of ferroiter's runs it)";
+        return Description {
+            inner: format!("reduction: {none}"),
+            walk: format!("walk: {none}"),
+            parallel: format!("parallel: {none}"),
+        };
     }
     let geo = Geometry::of(plan);
     let item = plan.operands()[1].itemsize() as isize;
     let acc = plan.operands()[0].itemsize();
     let (outputs, n) = (geo.outputs(), geo.reduced_numel());
+    let elements = outputs * n;
     let nchunks = n.div_ceil(CHUNK).max(1);
+    // as `task_count` with the pool's thread count replaced by `threads`
     let tasks = |units: usize| {
         threads
-            .min((outputs * n).div_ceil(grain.max(1)))
+            .min(elements.div_ceil(grain.max(1)))
             .min(units)
             .max(1)
     };
@@ -702,6 +727,28 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> S
          lane tree, chunks of {CHUNK} ({nchunks} per output) by a binary counter: the same bits \
          at any thread count"
     );
+    // the split among threads, as `run_tasks` makes it, and how the partials meet
+    let parallel = |units: usize, unit: &str, slots: usize| {
+        let t = tasks(units);
+        let p = (t * PIECES_PER_TASK).clamp(t, units.max(1));
+        let ranges: Vec<String> = (0..p)
+            .map(|k| format!("[{}, {})", k * units / p, (k + 1) * units / p))
+            .collect();
+        let combine = if slots > 1 {
+            format!(
+                "each unit writes a partial result ({slots} per output), combined after the \
+                 tasks by the counters in unit order"
+            )
+        } else {
+            "each unit writes its outputs' results".to_string()
+        };
+        format!(
+            "parallel: {units} unit(s) ({unit}), {elements} elements, grain {grain}, {threads} \
+             thread(s) -> {t} task(s) claiming {p} piece(s) of consecutive units in turn {}; \
+             {combine}",
+            ranges.join(" ")
+        )
+    };
     match outer_column(&geo, item) {
         None => {
             let (len, stride) = geo.reduced[0];
@@ -711,11 +758,18 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> S
                 format!("strided runs of {len} (stride {stride} B)")
             };
             let units = outputs * nchunks;
-            format!(
-                "reduction, inner path: {outputs} output(s) each reduced from {feed}; {tree}; \
-                 {units} unit(s) (output x chunk) on {} task(s)",
-                tasks(units)
-            )
+            Description {
+                inner: format!(
+                    "reduction, inner path: {outputs} output(s) each reduced from {feed}; {tree}"
+                ),
+                walk: format!(
+                    "walk: reduction units in order, each one output's chunk of up to {CHUNK} \
+                     reduced elements ({outputs} output(s) x {nchunks} chunk(s)), read as runs \
+                     along the reduced dims (fastest first, sizes {:?}) into the {LANES} lanes",
+                    geo.reduced.iter().map(|r| r.0).collect::<Vec<_>>()
+                ),
+                parallel: parallel(units, "output x chunk", nchunks),
+            }
         }
         Some(c) => {
             let cols = geo.kept[c].0;
@@ -723,18 +777,28 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> S
             let split = outer_split(cols, acc, others, nchunks, n, tasks(usize::MAX));
             let tiles = cols.div_ceil(split.tile);
             let units = others * tiles * nchunks * split.groups;
-            format!(
-                "reduction, outer-dim path: {others} x {n} input rows of {cols} contiguous \
-                 outputs (row stride {} B) streamed in memory order into {LANES} lane rows, \
-                 vectorized across tiles of {} outputs ({tiles} per row), rows cut in groups \
-                 of {} block(s) ({} per chunk); {tree}; {units} unit(s) (rows x tile x chunk \
-                 x group) on {} task(s)",
-                geo.reduced[0].1,
-                split.tile,
-                split.group_blocks,
-                split.groups,
-                tasks(units)
-            )
+            let tile_bytes = (LANES + BLOCK_DEPTH + 1) * split.tile * acc;
+            let rows_at_once = if split.tile >= QUAD_WIDTH { 64 } else { 16 };
+            Description {
+                inner: format!(
+                    "reduction, outer-dim path: input rows of contiguous outputs added \
+                     {rows_at_once} at a time into {LANES} lane rows (row k into lane row k mod \
+                     {LANES}), vectorized across the outputs; {tree}"
+                ),
+                walk: format!(
+                    "walk: {others} x {n} input rows of {cols} contiguous outputs (row stride {} \
+                     B) streamed in memory order; a unit is a tile of {} outputs ({tiles} per \
+                     row; {} KiB of accumulators: {LANES} lane rows and the block counter) over \
+                     a group of {} block(s) of {BLOCK} rows ({} group(s) per chunk of {CHUNK} \
+                     rows)",
+                    geo.reduced[0].1,
+                    split.tile,
+                    tile_bytes.div_ceil(1024),
+                    split.group_blocks,
+                    split.groups
+                ),
+                parallel: parallel(units, "rows x tile x chunk x group", nchunks * split.groups),
+            }
         }
     }
 }
@@ -829,7 +893,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
         None => {
             let units = outputs * nchunks;
             let tasks = task_count(units, outputs * n, grain);
-            run_tasks(units, tasks, |b, e| {
+            run_pieces(units, tasks, tasks * PIECES_PER_TASK, |b, e| {
                 for u in b..e {
                     let (id, c) = (u / nchunks, u % nchunks);
                     let (i, _) = id_offsets(id);
@@ -849,7 +913,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
             let group_rows = group_blocks * BLOCK;
             let units = others_n * tiles * slots;
             let tasks = task_count(units, outputs * n, grain);
-            run_tasks(units, tasks, |b, e| {
+            run_pieces(units, tasks, tasks * PIECES_PER_TASK, |b, e| {
                 let mut t = TileAcc::new(r.identity(), tile);
                 for u in b..e {
                     let slot = u % slots;
