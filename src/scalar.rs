@@ -100,9 +100,30 @@ impl Scalar {
                 }
                 Ok(self)
             }
-            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => {
+            DType::U64 => match self {
+                // every int64 fits (negative ones wrap); floats must lie in [0, 2^64)
+                Scalar::Bool(_) | Scalar::Int(_) => Ok(self),
+                Scalar::Float(_) | Scalar::Complex(..) => {
+                    let x = real()?;
+                    if x.is_nan() || !(0.0..=u64::MAX as f64).contains(&x) {
+                        return Err(overflow());
+                    }
+                    Ok(Scalar::Int(
+                        <u64 as crate::kernels::element::Element>::from_f64(x) as i64,
+                    ))
+                }
+            },
+            DType::U8
+            | DType::U16
+            | DType::U32
+            | DType::I8
+            | DType::I16
+            | DType::I32
+            | DType::I64 => {
                 let (lo, hi): (i64, i64) = match dtype {
                     DType::U8 => (0, u8::MAX as i64),
+                    DType::U16 => (0, u16::MAX as i64),
+                    DType::U32 => (0, u32::MAX as i64),
                     DType::I8 => (i8::MIN as i64, i8::MAX as i64),
                     DType::I16 => (i16::MIN as i64, i16::MAX as i64),
                     DType::I32 => (i32::MIN as i64, i32::MAX as i64),
@@ -111,8 +132,9 @@ impl Scalar {
                 match self {
                     Scalar::Bool(_) => Ok(self),
                     Scalar::Int(i) => {
-                        // uint8 lets negative values wrap (two's complement), down to -255
-                        let fits = if dtype == DType::U8 {
+                        // unsigned types let negative values wrap (two's complement), down
+                        // to -max
+                        let fits = if lo == 0 {
                             (-hi..=hi).contains(&i)
                         } else {
                             (lo..=hi).contains(&i)
@@ -157,6 +179,16 @@ impl Scalar {
         match dtype {
             DType::Bool => vec![self.is_nonzero() as u8],
             DType::U8 => vec![i() as u8],
+            DType::U16 => (i() as u16).to_le_bytes().to_vec(),
+            DType::U32 => (i() as u32).to_le_bytes().to_vec(),
+            DType::U64 => match self {
+                Scalar::Float(x) | Scalar::Complex(x, _) => {
+                    <u64 as crate::kernels::element::Element>::from_f64(x)
+                        .to_le_bytes()
+                        .to_vec()
+                }
+                other => (other.as_i64() as u64).to_le_bytes().to_vec(),
+            },
             DType::I8 => (i() as i8).to_le_bytes().to_vec(),
             DType::I16 => (i() as i16).to_le_bytes().to_vec(),
             DType::I32 => (i() as i32).to_le_bytes().to_vec(),
@@ -202,6 +234,10 @@ impl Scalar {
         match dtype {
             DType::Bool => Scalar::Bool(b[0] != 0),
             DType::U8 => Scalar::Int(b[0] as i64),
+            DType::U16 => Scalar::Int(u16::from_le_bytes(a2()) as i64),
+            DType::U32 => Scalar::Int(u32::from_le_bytes(a4(0)) as i64),
+            // a uint64 keeps its bits: values from 2^63 read as negative int64
+            DType::U64 => Scalar::Int(i64::from_le_bytes(a8(0))),
             DType::I8 => Scalar::Int(b[0] as i8 as i64),
             DType::I16 => Scalar::Int(i16::from_le_bytes(a2()) as i64),
             DType::I32 => Scalar::Int(i32::from_le_bytes(a4(0)) as i64),
@@ -228,6 +264,9 @@ fn c10_type_name(dtype: DType) -> &'static str {
     match dtype {
         DType::Bool => "bool",
         DType::U8 => "uint8_t",
+        DType::U16 => "uint16_t",
+        DType::U32 => "uint32_t",
+        DType::U64 => "uint64_t",
         DType::I8 => "int8_t",
         DType::I16 => "int16_t",
         DType::I32 => "int",
