@@ -10,6 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ferroiter as fi
+
 from harness import (
     NAME_OF,
     NUMPY_OF,
@@ -19,10 +24,6 @@ from harness import (
     assert_values,
     scaled,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-import ferroiter as fi
 
 UNSIGNED = (torch.uint16, torch.uint32, torch.uint64)
 EVERY = TORCH_DTYPES + list(UNSIGNED)

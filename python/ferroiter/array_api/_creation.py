@@ -19,9 +19,11 @@ from ._dtypes import (
     DEFAULT_INT,
     DType,
     as_dtype,
-    fill_value as _fill_value,
 )
 from ._dtypes import bool as bool_dtype
+from ._dtypes import (
+    fill_value as _fill_value,
+)
 from ._helpers import cast, from_np, is_array, unwrap, wrap
 
 if TYPE_CHECKING:

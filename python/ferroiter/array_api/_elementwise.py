@@ -20,10 +20,10 @@ from ._dtypes import (
     INTEGRAL,
     DType,
     complex64,
+    fill_value,
     float32,
     float64,
     promote,
-    fill_value,
     scalar_result_dtype,
 )
 from ._dtypes import bool as bool_dtype
