@@ -11,6 +11,9 @@ use half::{bf16, f16};
 pub enum Scalar {
     Bool(bool),
     Int(i64),
+    /// A Python int in [2^63, 2^64) (torch's uint64 Scalar): its full value for floats and
+    /// uint64, its bits (an int64) for the other integer types.
+    UInt(u64),
     Float(f64),
     Complex(f64, f64),
 }
@@ -20,7 +23,7 @@ impl Scalar {
     pub fn category(self) -> Category {
         match self {
             Scalar::Bool(_) => Category::Bool,
-            Scalar::Int(_) => Category::Integral,
+            Scalar::Int(_) | Scalar::UInt(_) => Category::Integral,
             Scalar::Float(_) => Category::Floating,
             Scalar::Complex(..) => Category::Complex,
         }
@@ -41,6 +44,7 @@ impl Scalar {
         match self {
             Scalar::Bool(b) => b as u8 as f64,
             Scalar::Int(i) => i as f64,
+            Scalar::UInt(u) => u as f64,
             Scalar::Float(f) => f,
             Scalar::Complex(re, _) => re,
         }
@@ -51,6 +55,7 @@ impl Scalar {
         match self {
             Scalar::Bool(b) => b as i64,
             Scalar::Int(i) => i,
+            Scalar::UInt(u) => u as i64,
             Scalar::Float(f) => f as i64,
             Scalar::Complex(re, _) => re as i64,
         }
@@ -102,7 +107,7 @@ impl Scalar {
             }
             DType::U64 => match self {
                 // every int64 fits (negative ones wrap); floats must lie in [0, 2^64)
-                Scalar::Bool(_) | Scalar::Int(_) => Ok(self),
+                Scalar::Bool(_) | Scalar::Int(_) | Scalar::UInt(_) => Ok(self),
                 Scalar::Float(_) | Scalar::Complex(..) => {
                     let x = real()?;
                     if x.is_nan() || !(0.0..=u64::MAX as f64).contains(&x) {
@@ -131,6 +136,7 @@ impl Scalar {
                 };
                 match self {
                     Scalar::Bool(_) => Ok(self),
+                    Scalar::UInt(_) => Err(overflow()),
                     Scalar::Int(i) => {
                         // unsigned types let negative values wrap (two's complement), down
                         // to -max
@@ -166,6 +172,7 @@ impl Scalar {
         match self {
             Scalar::Bool(b) => b,
             Scalar::Int(i) => i != 0,
+            Scalar::UInt(u) => u != 0,
             Scalar::Float(f) => f != 0.0,
             Scalar::Complex(re, im) => re != 0.0 || im != 0.0,
         }

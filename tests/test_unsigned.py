@@ -21,6 +21,7 @@ from harness import (
     TORCH_DTYPES,
     assert_result,
     assert_same_error,
+    assert_same_outcome,
     assert_values,
     scaled,
 )
@@ -116,6 +117,53 @@ def test_python_scalars_and_zero_dim_keep_the_unsigned_type(dtype):
         assert_result(fi.mul(a, s), torch.mul(t, s))
     assert_result(fi.mul(a, fi.full((), 3)), torch.mul(t, torch.tensor(3)))
     assert_result(fi.mul(a, fi.full((), 3.0)), torch.mul(t, torch.tensor(3.0)))
+
+
+def _u64(values):
+    return fi.from_numpy(np.array(values, dtype=np.uint64)), torch.tensor(
+        values, dtype=torch.uint64
+    )
+
+
+BIG_INT_CASES = {
+    "uint64_mul_2_64_minus_1": lambda m: m(_u64([5, 7]), lambda a: a.mul(2**64 - 1)),
+    "uint64_mul_2_63": lambda m: m(_u64([5, 7]), lambda a: a.mul(2**63)),
+    "uint64_eq_2_64_minus_1": lambda m: m(_u64([5, 2**64 - 1]), lambda a: a.eq(2**64 - 1)),
+    "int64_add_2_63": lambda m: m(pair([1, 2], torch.int64), lambda a: a.add(2**63)),
+    "int32_mul_2_63": lambda m: m(pair([1, 2], torch.int32), lambda a: a.mul(2**63)),
+    "float32_add_2_64_minus_1": lambda m: m(pair([1.5], torch.float32), lambda a: a + (2**64 - 1)),
+}
+
+FULL_CASES = [
+    (2**64 - 1, torch.uint64),
+    (np.uint64(2**64 - 1), torch.uint64),
+    (2**63, torch.float32),
+    (2**63, None),
+    (2**63, torch.int64),
+    (2**64 - 1, torch.uint32),
+]
+
+
+@pytest.mark.parametrize("case", sorted(BIG_INT_CASES))
+def test_python_ints_up_to_2_to_the_64(case):
+    """torch takes Python ints in [2^63, 2^64) (its uint64 Scalar): their bits in integer
+    arithmetic, their value for floats and uint64."""
+
+    def method(arrays, fn):
+        a, t = arrays
+        assert_result(fn(a), fn(t))
+
+    BIG_INT_CASES[case](method)
+
+
+@pytest.mark.parametrize(("value", "dtype"), FULL_CASES, ids=str)
+def test_full_with_ints_up_to_2_to_the_64(value, dtype):
+    name = NAME_OF[dtype] if dtype is not None else None
+    result = assert_same_outcome(
+        lambda: fi.full((2,), value, dtype=name), lambda: torch.full((2,), value, dtype=dtype)
+    )
+    if result is not None:
+        assert_result(*result)
 
 
 # -- casts ------------------------------------------------------------------------------------
