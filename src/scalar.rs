@@ -243,8 +243,10 @@ impl Scalar {
             DType::U8 => Scalar::Int(b[0] as i64),
             DType::U16 => Scalar::Int(u16::from_le_bytes(a2()) as i64),
             DType::U32 => Scalar::Int(u32::from_le_bytes(a4(0)) as i64),
-            // a uint64 keeps its bits: values from 2^63 read as negative int64
-            DType::U64 => Scalar::Int(i64::from_le_bytes(a8(0))),
+            DType::U64 => {
+                let v = u64::from_le_bytes(a8(0));
+                i64::try_from(v).map_or(Scalar::UInt(v), Scalar::Int)
+            }
             DType::I8 => Scalar::Int(b[0] as i8 as i64),
             DType::I16 => Scalar::Int(i16::from_le_bytes(a2()) as i64),
             DType::I32 => Scalar::Int(i32::from_le_bytes(a4(0)) as i64),

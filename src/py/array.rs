@@ -1,7 +1,7 @@
 //! `ferroiter.Array`: the Python face of a core `Array`. Every method converts its arguments,
 //! calls the core and wraps the result.
 
-use super::convert::{dtype_to_numpy, element_to_py, index_key, int_args, IndexKey};
+use super::convert::{dtype_to_numpy, index_key, int_args, scalar_to_py, IndexKey};
 use super::numpy_bridge;
 use super::PyMemoryFormat;
 use crate::{Array, Scalar};
@@ -72,14 +72,13 @@ fn nested_list<'py>(
     py: Python<'py>,
     shape: &[usize],
     values: &[Scalar],
-    dtype: crate::DType,
 ) -> PyResult<Bound<'py, PyAny>> {
     match shape.split_first() {
-        None => element_to_py(py, values[0], dtype),
+        None => scalar_to_py(py, values[0]),
         Some((&n, rest)) => {
             let inner: usize = rest.iter().product();
             let items = (0..n)
-                .map(|i| nested_list(py, rest, &values[i * inner..(i + 1) * inner], dtype))
+                .map(|i| nested_list(py, rest, &values[i * inner..(i + 1) * inner]))
                 .collect::<PyResult<Vec<_>>>()?;
             Ok(PyList::new(py, items)?.into_any())
         }
@@ -272,11 +271,10 @@ impl PyArray {
             let rest: Vec<usize> = self.array().shape().to_vec();
             return empty_nested(py, &rest);
         }
-        nested_list(py, self.array().shape(), &values, self.array().dtype())
+        nested_list(py, self.array().shape(), &values)
     }
     fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let a = self.array();
-        element_to_py(py, a.item()?, a.dtype())
+        scalar_to_py(py, self.array().item()?)
     }
     /// torch-like: the values (numpy's printing, nested brackets), then the dtype.
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {

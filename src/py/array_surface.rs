@@ -5,7 +5,7 @@
 //! `__array_interface__`, numpy's dispatch protocols and DLPack. Each method converts its
 //! arguments and calls the core, like the rest of the binding.
 
-use super::convert::{arg, element_to_py, index_key, IndexKey};
+use super::convert::{arg, index_key, scalar_to_py, IndexKey};
 use super::ops::{call_core, copy_py, finish};
 use super::{buffer, dlpack, PyArray};
 use crate::advanced_index::{self, AdvancedItem};
@@ -390,7 +390,7 @@ impl PyArray {
     fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<String> {
         let a = slf.get().array();
         if a.ndim() == 0 {
-            let value = element_to_py(slf.py(), a.item()?, a.dtype())?;
+            let value = scalar_to_py(slf.py(), a.item()?)?;
             return value.call_method1("__format__", (spec,))?.extract();
         }
         if spec.is_empty() {

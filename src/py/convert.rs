@@ -173,15 +173,6 @@ pub fn scalar_to_py<'py>(py: Python<'py>, s: Scalar) -> PyResult<Bound<'py, PyAn
     })
 }
 
-/// An element of a `dtype` array as a Python number: a uint64 keeps its full value (the core
-/// holds it as the int64 of the same bits).
-pub fn element_to_py<'py>(py: Python<'py>, s: Scalar, dtype: DType) -> PyResult<Bound<'py, PyAny>> {
-    match (s, dtype) {
-        (Scalar::Int(i), DType::U64) => Ok((i as u64).into_pyobject(py)?.into_any()),
-        _ => scalar_to_py(py, s),
-    }
-}
-
 /// Integers given either as varargs (`permute(1, 0)`) or as one sequence (`permute((1, 0))`).
 pub fn int_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<i64>> {
     if args.len() == 1 {

@@ -195,7 +195,7 @@ impl<T: Ordered> Search<'_, T> {
 pub fn scalar_values_dtype(s: crate::Scalar) -> DType {
     match s {
         crate::Scalar::Bool(_) => DType::Bool,
-        crate::Scalar::Int(_) => DType::I64,
+        crate::Scalar::Int(_) | crate::Scalar::UInt(_) => DType::I64,
         crate::Scalar::Float(_) => DType::F64,
         _ => DType::C128,
     }
