@@ -31,13 +31,23 @@ impl Scalar {
 
     /// How this number takes part in `result_type` as a Python operand (a wrapped number).
     pub fn participant(self) -> Participant {
-        Participant::of(wrapped_number_dtype(self.category()), 0, true)
+        Participant::of(self.wrapped_dtype(), 0, true)
+    }
+
+    /// The dtype of the 0-d array torch wraps this number in: the widest of its kind, uint64
+    /// for an int beyond int64 (so that the number keeps its value until the kernel converts
+    /// it to the common dtype).
+    pub fn wrapped_dtype(self) -> DType {
+        match self {
+            Scalar::UInt(_) => DType::U64,
+            other => wrapped_number_dtype(other.category()),
+        }
     }
 
     /// torch's default dtype for a Python number of this kind (bool, int64, float32,
     /// complex64): the dtype of `full(shape, value)` and of its wrapped-number bucket.
     pub fn default_dtype(self) -> DType {
-        self.participant().dtype()
+        Participant::of(wrapped_number_dtype(self.category()), 0, true).dtype()
     }
 
     pub fn as_f64(self) -> f64 {

@@ -119,6 +119,31 @@ def test_python_scalars_and_zero_dim_keep_the_unsigned_type(dtype):
     assert_result(fi.mul(a, fi.full((), 3.0)), torch.mul(t, torch.tensor(3.0)))
 
 
+def _u64(values):
+    return pair(values, torch.uint64)
+
+
+BIG_INT_CASES = {
+    "uint64_mul_2_64_minus_1": lambda m: m(_u64([5, 7]), lambda a: a.mul(2**64 - 1)),
+    "uint64_mul_2_63": lambda m: m(_u64([5, 7]), lambda a: a.mul(2**63)),
+    "uint64_eq_2_64_minus_1": lambda m: m(_u64([5, 2**64 - 1]), lambda a: a.eq(2**64 - 1)),
+    "int64_add_2_63": lambda m: m(pair([1, 2], torch.int64), lambda a: a.add(2**63)),
+    "int32_mul_2_63": lambda m: m(pair([1, 2], torch.int32), lambda a: a.mul(2**63)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BIG_INT_CASES))
+def test_python_ints_up_to_2_to_the_64(case):
+    """torch takes Python ints in [2^63, 2^64) (its uint64 Scalar): their bits in integer
+    arithmetic, their value for floats and uint64."""
+
+    def method(arrays, fn):
+        a, t = arrays
+        assert_result(fn(a), fn(t))
+
+    BIG_INT_CASES[case](method)
+
+
 FULL_CASES = [
     (2**64 - 1, torch.uint64),
     (2**63, torch.float32),
