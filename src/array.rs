@@ -300,7 +300,7 @@ impl Array {
     /// torch's default dtype of `arange(start, stop, step)`: int64 when every bound is an
     /// integer (or bool), else the default float (float32).
     pub fn arange_default_dtype(start: Scalar, stop: Scalar, step: Scalar) -> DType {
-        let integral = |s: Scalar| matches!(s, Scalar::Int(_) | Scalar::Bool(_));
+        let integral = |s: Scalar| matches!(s, Scalar::Int(_) | Scalar::UInt(_) | Scalar::Bool(_));
         if integral(start) && integral(stop) && integral(step) {
             DType::I64
         } else {

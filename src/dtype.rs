@@ -10,6 +10,9 @@ use crate::error::{Error, Result};
 pub enum DType {
     Bool,
     U8,
+    U16,
+    U32,
+    U64,
     I8,
     I16,
     I32,
@@ -39,9 +42,12 @@ pub const DEFAULT_COMPLEX: DType = DType::C64;
 
 impl DType {
     /// Every dtype, in declaration order.
-    pub const ALL: [DType; 13] = [
+    pub const ALL: [DType; 16] = [
         DType::Bool,
         DType::U8,
+        DType::U16,
+        DType::U32,
+        DType::U64,
         DType::I8,
         DType::I16,
         DType::I32,
@@ -59,9 +65,9 @@ impl DType {
     pub fn itemsize(self) -> usize {
         match self {
             DType::Bool | DType::U8 | DType::I8 => 1,
-            DType::I16 | DType::F16 | DType::BF16 => 2,
-            DType::I32 | DType::F32 | DType::ComplexHalf => 4,
-            DType::I64 | DType::F64 | DType::C64 => 8,
+            DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
+            DType::I32 | DType::U32 | DType::F32 | DType::ComplexHalf => 4,
+            DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
             DType::C128 => 16,
         }
     }
@@ -69,7 +75,14 @@ impl DType {
     pub fn category(self) -> Category {
         match self {
             DType::Bool => Category::Bool,
-            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => Category::Integral,
+            DType::U8
+            | DType::U16
+            | DType::U32
+            | DType::U64
+            | DType::I8
+            | DType::I16
+            | DType::I32
+            | DType::I64 => Category::Integral,
             DType::F16 | DType::BF16 | DType::F32 | DType::F64 => Category::Floating,
             DType::ComplexHalf | DType::C64 | DType::C128 => Category::Complex,
         }
@@ -100,6 +113,9 @@ impl DType {
         match self {
             DType::Bool => "bool",
             DType::U8 => "uint8",
+            DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
             DType::I8 => "int8",
             DType::I16 => "int16",
             DType::I32 => "int32",
@@ -119,6 +135,9 @@ impl DType {
         match self {
             DType::Bool => "Bool",
             DType::U8 => "Byte",
+            DType::U16 => "UInt16",
+            DType::U32 => "UInt32",
+            DType::U64 => "UInt64",
             DType::I8 => "Char",
             DType::I16 => "Short",
             DType::I32 => "Int",
@@ -160,9 +179,17 @@ impl std::fmt::Display for DType {
     }
 }
 
-/// Position of a dtype on the axes of torch's promotion table.
+/// Whether torch calls this one of its "barebones" unsigned types (uint16, uint32, uint64):
+/// they promote only with themselves and with real floating types.
+pub fn is_barebones_unsigned(t: DType) -> bool {
+    matches!(t, DType::U16 | DType::U32 | DType::U64)
+}
+
+/// Position of a dtype on the axes of torch's promotion table (barebones unsigned types are
+/// not on it: see [`promote_types`]).
 fn table_index(t: DType) -> usize {
     match t {
+        DType::U16 | DType::U32 | DType::U64 => usize::MAX,
         DType::U8 => 0,
         DType::I8 => 1,
         DType::I16 => 2,
@@ -181,8 +208,25 @@ fn table_index(t: DType) -> usize {
 
 /// torch's `promoteTypes`, written as its table (symmetric; axes u8 i8 i16 i32 i64 f16 f32 f64
 /// c32 c64 c128 b bf16). A table keeps the odd corners (f16+bf16 = f32, u8+i8 = i16) visible.
-pub fn promote_types(a: DType, b: DType) -> DType {
+/// uint16/uint32/uint64 promote only with themselves and real floating types (to the float);
+/// any other mix is torch's `RuntimeError`.
+pub fn promote_types(a: DType, b: DType) -> Result<DType> {
     use DType::*;
+    if is_barebones_unsigned(a) || is_barebones_unsigned(b) {
+        return if a == b {
+            Ok(a)
+        } else if b.is_floating() {
+            Ok(b)
+        } else if a.is_floating() {
+            Ok(a)
+        } else {
+            Err(Error::type_(format!(
+                "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote {} and {}",
+                a.torch_name(),
+                b.torch_name()
+            )))
+        };
+    }
     const U1: DType = U8;
     const I1: DType = I8;
     const I2: DType = I16;
@@ -212,7 +256,7 @@ pub fn promote_types(a: DType, b: DType) -> DType {
         /* b    */ [U1, I1, I2, I4, I8_, F2, F4, F8, C4, C8, C16, B1, BF],
         /* bf16 */ [BF, BF, BF, BF, BF, F4, F4, F8, C8, C8, C16, BF, BF],
     ];
-    TABLE[table_index(a)][table_index(b)]
+    Ok(TABLE[table_index(a)][table_index(b)])
 }
 
 /// torch's `canCast(from, to)`: no complex → non-complex, no floating → integral, nothing but
@@ -281,18 +325,21 @@ pub fn wrapped_number_dtype(category: Category) -> DType {
 }
 
 /// Folds one bucket with `promote_types`; `None` is torch's Undefined.
-fn promote_opt(acc: Option<DType>, t: DType) -> Option<DType> {
-    Some(acc.map_or(t, |a| promote_types(a, t)))
+fn promote_opt(acc: Option<DType>, t: DType) -> Result<Option<DType>> {
+    Ok(Some(match acc {
+        None => t,
+        Some(a) => promote_types(a, t)?,
+    }))
 }
 
 /// torch's `combine_categories(higher, lower)`: a lower-priority bucket only wins when its
 /// category is higher.
-fn combine_categories(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
-    let Some(h) = higher else { return lower };
+fn combine_categories(higher: Option<DType>, lower: Option<DType>) -> Result<Option<DType>> {
+    let Some(h) = higher else { return Ok(lower) };
     if h.is_complex() {
-        return Some(h);
+        return Ok(Some(h));
     }
-    match lower {
+    Ok(match lower {
         Some(l) if l.is_complex() => {
             if h.is_floating() {
                 Some(h.to_complex())
@@ -301,9 +348,9 @@ fn combine_categories(higher: Option<DType>, lower: Option<DType>) -> Option<DTy
             }
         }
         _ if h.is_floating() => Some(h),
-        Some(l) if h == DType::Bool || l.is_floating() => Some(promote_types(h, l)),
+        Some(l) if h == DType::Bool || l.is_floating() => Some(promote_types(h, l)?),
         _ => Some(h),
-    }
+    })
 }
 
 /// torch's `result_type` over any number of participants: promote within each bucket, then
@@ -312,12 +359,12 @@ pub fn result_type(participants: &[Participant]) -> Result<DType> {
     let (mut dim, mut zero, mut wrapped) = (None, None, None);
     for p in participants {
         match *p {
-            Participant::Dim(t) => dim = promote_opt(dim, t),
-            Participant::ZeroDim(t) => zero = promote_opt(zero, t),
-            Participant::Wrapped(t) => wrapped = promote_opt(wrapped, t),
+            Participant::Dim(t) => dim = promote_opt(dim, t)?,
+            Participant::ZeroDim(t) => zero = promote_opt(zero, t)?,
+            Participant::Wrapped(t) => wrapped = promote_opt(wrapped, t)?,
         }
     }
-    combine_categories(dim, combine_categories(zero, wrapped))
+    combine_categories(dim, combine_categories(zero, wrapped)?)?
         .ok_or_else(|| Error::type_("result_type() needs at least one operand"))
 }
 
@@ -330,7 +377,11 @@ mod tests {
     fn table_is_symmetric() {
         for a in DType::ALL {
             for b in DType::ALL {
-                assert_eq!(promote_types(a, b), promote_types(b, a), "{a} {b}");
+                let (ab, ba) = (promote_types(a, b), promote_types(b, a));
+                assert_eq!(ab.is_ok(), ba.is_ok(), "{a} {b}");
+                if let (Ok(ab), Ok(ba)) = (ab, ba) {
+                    assert_eq!(ab, ba, "{a} {b}");
+                }
             }
         }
     }
@@ -354,6 +405,24 @@ mod tests {
         assert_eq!(rt(&[ZeroDim(I64), Wrapped(F32)]), F32);
         assert_eq!(rt(&[ZeroDim(F64), Wrapped(F32)]), F64);
         assert_eq!(rt(&[ZeroDim(I32), ZeroDim(I64)]), I64);
+    }
+
+    #[test]
+    fn barebones_unsigned_promote_only_with_themselves_and_floats() {
+        assert_eq!(promote_types(U32, U32).unwrap(), U32);
+        assert_eq!(promote_types(U64, F16).unwrap(), F16);
+        assert_eq!(promote_types(BF16, U16).unwrap(), BF16);
+        let err = promote_types(U16, I16).unwrap_err().to_string();
+        assert!(
+            err.ends_with("attempted to promote UInt16 and Short"),
+            "{err}"
+        );
+        assert!(promote_types(U64, C64).is_err());
+        assert!(promote_types(U8, U16).is_err());
+        use Participant::*;
+        assert_eq!(result_type(&[Dim(U32), Wrapped(I64)]).unwrap(), U32);
+        assert_eq!(result_type(&[Dim(U64), Wrapped(F32)]).unwrap(), F32);
+        assert!(result_type(&[Dim(U64), Dim(I64)]).is_err());
     }
 
     #[test]

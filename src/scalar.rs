@@ -11,6 +11,9 @@ use half::{bf16, f16};
 pub enum Scalar {
     Bool(bool),
     Int(i64),
+    /// A Python int in [2^63, 2^64) (torch's uint64 Scalar): its full value for floats and
+    /// uint64, its bits (an int64) for the other integer types.
+    UInt(u64),
     Float(f64),
     Complex(f64, f64),
 }
@@ -20,7 +23,7 @@ impl Scalar {
     pub fn category(self) -> Category {
         match self {
             Scalar::Bool(_) => Category::Bool,
-            Scalar::Int(_) => Category::Integral,
+            Scalar::Int(_) | Scalar::UInt(_) => Category::Integral,
             Scalar::Float(_) => Category::Floating,
             Scalar::Complex(..) => Category::Complex,
         }
@@ -28,19 +31,30 @@ impl Scalar {
 
     /// How this number takes part in `result_type` as a Python operand (a wrapped number).
     pub fn participant(self) -> Participant {
-        Participant::of(wrapped_number_dtype(self.category()), 0, true)
+        Participant::of(self.wrapped_dtype(), 0, true)
+    }
+
+    /// The dtype of the 0-d array torch wraps this number in: the widest of its kind, uint64
+    /// for an int beyond int64 (so that the number keeps its value until the kernel converts
+    /// it to the common dtype).
+    pub fn wrapped_dtype(self) -> DType {
+        match self {
+            Scalar::UInt(_) => DType::U64,
+            other => wrapped_number_dtype(other.category()),
+        }
     }
 
     /// torch's default dtype for a Python number of this kind (bool, int64, float32,
     /// complex64): the dtype of `full(shape, value)` and of its wrapped-number bucket.
     pub fn default_dtype(self) -> DType {
-        self.participant().dtype()
+        Participant::of(wrapped_number_dtype(self.category()), 0, true).dtype()
     }
 
     pub fn as_f64(self) -> f64 {
         match self {
             Scalar::Bool(b) => b as u8 as f64,
             Scalar::Int(i) => i as f64,
+            Scalar::UInt(u) => u as f64,
             Scalar::Float(f) => f,
             Scalar::Complex(re, _) => re,
         }
@@ -51,6 +65,7 @@ impl Scalar {
         match self {
             Scalar::Bool(b) => b as i64,
             Scalar::Int(i) => i,
+            Scalar::UInt(u) => u as i64,
             Scalar::Float(f) => f as i64,
             Scalar::Complex(re, _) => re as i64,
         }
@@ -100,9 +115,30 @@ impl Scalar {
                 }
                 Ok(self)
             }
-            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => {
+            DType::U64 => match self {
+                // every int64 fits (negative ones wrap); floats must lie in [0, 2^64)
+                Scalar::Bool(_) | Scalar::Int(_) | Scalar::UInt(_) => Ok(self),
+                Scalar::Float(_) | Scalar::Complex(..) => {
+                    let x = real()?;
+                    if x.is_nan() || !(0.0..=u64::MAX as f64).contains(&x) {
+                        return Err(overflow());
+                    }
+                    Ok(Scalar::Int(
+                        <u64 as crate::kernels::element::Element>::from_f64(x) as i64,
+                    ))
+                }
+            },
+            DType::U8
+            | DType::U16
+            | DType::U32
+            | DType::I8
+            | DType::I16
+            | DType::I32
+            | DType::I64 => {
                 let (lo, hi): (i64, i64) = match dtype {
                     DType::U8 => (0, u8::MAX as i64),
+                    DType::U16 => (0, u16::MAX as i64),
+                    DType::U32 => (0, u32::MAX as i64),
                     DType::I8 => (i8::MIN as i64, i8::MAX as i64),
                     DType::I16 => (i16::MIN as i64, i16::MAX as i64),
                     DType::I32 => (i32::MIN as i64, i32::MAX as i64),
@@ -110,9 +146,11 @@ impl Scalar {
                 };
                 match self {
                     Scalar::Bool(_) => Ok(self),
+                    Scalar::UInt(_) => Err(overflow()),
                     Scalar::Int(i) => {
-                        // uint8 lets negative values wrap (two's complement), down to -255
-                        let fits = if dtype == DType::U8 {
+                        // unsigned types let negative values wrap (two's complement), down
+                        // to -max
+                        let fits = if lo == 0 {
                             (-hi..=hi).contains(&i)
                         } else {
                             (lo..=hi).contains(&i)
@@ -144,6 +182,7 @@ impl Scalar {
         match self {
             Scalar::Bool(b) => b,
             Scalar::Int(i) => i != 0,
+            Scalar::UInt(u) => u != 0,
             Scalar::Float(f) => f != 0.0,
             Scalar::Complex(re, im) => re != 0.0 || im != 0.0,
         }
@@ -157,6 +196,16 @@ impl Scalar {
         match dtype {
             DType::Bool => vec![self.is_nonzero() as u8],
             DType::U8 => vec![i() as u8],
+            DType::U16 => (i() as u16).to_le_bytes().to_vec(),
+            DType::U32 => (i() as u32).to_le_bytes().to_vec(),
+            DType::U64 => match self {
+                Scalar::Float(x) | Scalar::Complex(x, _) => {
+                    <u64 as crate::kernels::element::Element>::from_f64(x)
+                        .to_le_bytes()
+                        .to_vec()
+                }
+                other => (other.as_i64() as u64).to_le_bytes().to_vec(),
+            },
             DType::I8 => (i() as i8).to_le_bytes().to_vec(),
             DType::I16 => (i() as i16).to_le_bytes().to_vec(),
             DType::I32 => (i() as i32).to_le_bytes().to_vec(),
@@ -202,6 +251,12 @@ impl Scalar {
         match dtype {
             DType::Bool => Scalar::Bool(b[0] != 0),
             DType::U8 => Scalar::Int(b[0] as i64),
+            DType::U16 => Scalar::Int(u16::from_le_bytes(a2()) as i64),
+            DType::U32 => Scalar::Int(u32::from_le_bytes(a4(0)) as i64),
+            DType::U64 => {
+                let v = u64::from_le_bytes(a8(0));
+                i64::try_from(v).map_or(Scalar::UInt(v), Scalar::Int)
+            }
             DType::I8 => Scalar::Int(b[0] as i8 as i64),
             DType::I16 => Scalar::Int(i16::from_le_bytes(a2()) as i64),
             DType::I32 => Scalar::Int(i32::from_le_bytes(a4(0)) as i64),
@@ -228,6 +283,9 @@ fn c10_type_name(dtype: DType) -> &'static str {
     match dtype {
         DType::Bool => "bool",
         DType::U8 => "uint8_t",
+        DType::U16 => "uint16_t",
+        DType::U32 => "uint32_t",
+        DType::U64 => "uint64_t",
         DType::I8 => "int8_t",
         DType::I16 => "int16_t",
         DType::I32 => "int",

@@ -68,6 +68,9 @@ fn element_bytes(dtype: DType, v: i32) -> Vec<u8> {
     match dtype {
         DType::Bool => vec![(v & 1) as u8],
         DType::U8 => vec![v as u8],
+        DType::U16 => (v as u16).to_le_bytes().to_vec(),
+        DType::U32 => (v as u32).to_le_bytes().to_vec(),
+        DType::U64 => (v as u64).to_le_bytes().to_vec(),
         DType::I8 => vec![v as i8 as u8],
         DType::I16 => (v as i16).to_le_bytes().to_vec(),
         DType::I32 => v.to_le_bytes().to_vec(),

@@ -78,6 +78,11 @@ NUMPY_OF = {
     torch.float64: np.dtype(np.float64),
     torch.complex64: np.dtype(np.complex64),
     torch.complex128: np.dtype(np.complex128),
+    # torch's "barebones" unsigned types (not in TORCH_DTYPES: torch has few kernels for them;
+    # tests/test_unsigned.py covers them)
+    torch.uint16: np.dtype(np.uint16),
+    torch.uint32: np.dtype(np.uint32),
+    torch.uint64: np.dtype(np.uint64),
 }
 
 #: torch dtype -> the name ferroiter accepts as a dtype argument.

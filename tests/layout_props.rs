@@ -701,9 +701,11 @@ proptest! {
     /// goes to a type one of the inputs cannot be cast to safely.
     #[test]
     fn promotion_laws(a in all_dtypes(), b in all_dtypes()) {
-        let ab = promote_types(a, b);
-        prop_assert_eq!(ab, promote_types(b, a));
-        prop_assert_eq!(promote_types(a, a), a);
+        // (uint16/32/64 mix only with themselves and real floats: an error both ways round)
+        prop_assert_eq!(promote_types(a, b).is_ok(), promote_types(b, a).is_ok());
+        let Ok(ab) = promote_types(a, b) else { return Ok(()) };
+        prop_assert_eq!(ab, promote_types(b, a).unwrap());
+        prop_assert_eq!(promote_types(a, a).unwrap(), a);
         prop_assert!(can_cast(a, ab), "{} cannot be cast to promote_types({}, {}) = {}", a, a, b, ab);
         prop_assert!(can_cast(b, ab), "{} cannot be cast to promote_types({}, {}) = {}", b, a, b, ab);
     }

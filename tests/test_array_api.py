@@ -610,3 +610,30 @@ def test_complex_special_values_the_standard_lists(name, z, want):
     for dtype in (np.complex64, np.complex128):
         got = np.asarray(getattr(xp, name)(xp.asarray(np.array([z], dtype=dtype))))
         assert_values(got.view(got.real.dtype), np.array([want], dtype=dtype).view(got.real.dtype))
+
+
+def test_promotion_table_matches_strict_for_every_pair():
+    """The standard's table over every dtype pair, the unsigned ones included (uint16 + int16
+    is int32; uint64 mixes with no signed type)."""
+    ours = xp.__array_namespace_info__().dtypes()
+    theirs = strict.__array_namespace_info__().dtypes()
+    assert sorted(ours) == sorted(theirs)
+    for n1 in ours:
+        for n2 in ours:
+            try:
+                want = strict.result_type(theirs[n1], theirs[n2])
+            except TypeError:
+                with pytest.raises(TypeError):
+                    xp.result_type(ours[n1], ours[n2])
+                continue
+            assert xp.result_type(ours[n1], ours[n2]) == np.dtype(str(want).rsplit(".", 1)[-1])
+            assert xp.can_cast(ours[n1], ours[n2]) == strict.can_cast(theirs[n1], theirs[n2])
+
+
+@pytest.mark.parametrize("name", ["uint8", "uint16", "uint32", "uint64"])
+def test_unsigned_sums_default_to_uint64(name):
+    x = xp.asarray([1, 2, np.iinfo(name).max], dtype=getattr(xp, name))
+    y = strict.asarray([1, 2, np.iinfo(name).max], dtype=getattr(strict, name))
+    for fn in ("sum", "prod", "cumulative_sum"):
+        _same(getattr(xp, fn)(x), getattr(strict, fn)(y))
+    assert xp.iinfo(getattr(xp, name)).max == np.iinfo(name).max

@@ -872,7 +872,7 @@ OWN_CASES = {
         "cannot be converted to type int64 without overflow",
     ),
     "unsupported_dtype_name": (lambda: fi.empty(3, dtype="nonsense"), TypeError, "nonsense"),
-    "unsupported_dtype_uint32": (lambda: fi.empty(3, dtype="uint32"), TypeError, "uint32"),
+    "unsupported_dtype_bytes": (lambda: fi.empty(3, dtype="S3"), TypeError, "S3"),
     "unsupported_dtype_unicode": (lambda: fi.empty(3, dtype="U3"), TypeError, "dtype <U3"),
     "set_grain_size_zero": (lambda: fi.set_grain_size(0), ValueError, "positive integer"),
     "set_num_threads_not_an_int": (lambda: fi.set_num_threads(2.5), TypeError, "integer"),

@@ -60,6 +60,7 @@ pub(crate) fn scalar_as<T: Element>(s: Scalar) -> T {
     match s {
         Scalar::Bool(b) => T::from_bool(b),
         Scalar::Int(i) => T::from_i64(i),
+        Scalar::UInt(u) => T::from_u64(u),
         Scalar::Float(f) => T::from_f64(f),
         Scalar::Complex(re, im) => T::from_c128(C128::new(re, im)),
     }
@@ -76,6 +77,7 @@ pub(crate) fn negated(alpha: Scalar) -> Scalar {
     match alpha {
         Scalar::Bool(b) => Scalar::Int(-(b as i64)),
         Scalar::Int(i) => Scalar::Int(i.wrapping_neg()),
+        Scalar::UInt(u) => Scalar::Int((u as i64).wrapping_neg()),
         Scalar::Float(f) => Scalar::Float(-f),
         Scalar::Complex(re, im) => Scalar::Complex(-re, -im),
     }
@@ -86,6 +88,7 @@ pub(crate) fn scalar_equals(s: Scalar, num: f64) -> bool {
     match s {
         Scalar::Bool(_) => false,
         Scalar::Int(i) => i as f64 == num,
+        Scalar::UInt(u) => u as f64 == num,
         Scalar::Float(f) => f == num,
         Scalar::Complex(re, im) => re == num && im == 0.0,
     }
@@ -134,6 +137,7 @@ pub(crate) fn original_value_f32(op: &Operand) -> Result<f32> {
     Ok(match first {
         Scalar::Bool(b) => b as u8 as f32,
         Scalar::Int(i) => i as f32,
+        Scalar::UInt(u) => u as f32,
         Scalar::Float(f) => f as f32,
         Scalar::Complex(re, _) => re as f32,
     })

@@ -400,7 +400,7 @@ pub(crate) fn binary_tensors(
             dispatch_in!(dtype, T in [F16, BF16, F32, F64] => run_real_binary::<T>(&plan, op)?, else return Err(ni()))
         }
         Fmod | BitwiseLeftShift | BitwiseRightShift => {
-            dispatch_in!(dtype, T in [U8, I8, I16, I32, I64] => run_integer::<T>(&plan, op)?, else return Err(ni()))
+            dispatch_in!(dtype, T in [U8, U16, U32, U64, I8, I16, I32, I64] => run_integer::<T>(&plan, op)?, else return Err(ni()))
         }
     }
     Ok(plan.output(0)?.clone())

@@ -15,6 +15,9 @@ macro_rules! dispatch_in {
     }};
     (@ty Bool) => { $crate::kernels::element::Bool };
     (@ty U8) => { u8 };
+    (@ty U16) => { u16 };
+    (@ty U32) => { u32 };
+    (@ty U64) => { u64 };
     (@ty I8) => { i8 };
     (@ty I16) => { i16 };
     (@ty I32) => { i32 };
@@ -31,7 +34,7 @@ macro_rules! dispatch_in {
 #[macro_export]
 macro_rules! dispatch_all {
     ($dtype:expr, $T:ident => $body:expr, else $err:expr) => {
-        $crate::dispatch_in!($dtype, $T in [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64, C64, C128] => $body, else $err)
+        $crate::dispatch_in!($dtype, $T in [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64, C64, C128] => $body, else $err)
     };
 }
 
@@ -39,7 +42,7 @@ macro_rules! dispatch_all {
 #[macro_export]
 macro_rules! dispatch_ordered {
     ($dtype:expr, $T:ident => $body:expr, else $err:expr) => {
-        $crate::dispatch_in!($dtype, $T in [Bool, U8, I8, I16, I32, I64, F16, BF16, F32, F64] => $body, else $err)
+        $crate::dispatch_in!($dtype, $T in [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64] => $body, else $err)
     };
 }
 
@@ -47,7 +50,7 @@ macro_rules! dispatch_ordered {
 #[macro_export]
 macro_rules! dispatch_integral {
     ($dtype:expr, $T:ident => $body:expr, else $err:expr) => {
-        $crate::dispatch_in!($dtype, $T in [Bool, U8, I8, I16, I32, I64] => $body, else $err)
+        $crate::dispatch_in!($dtype, $T in [Bool, U8, U16, U32, U64, I8, I16, I32, I64] => $body, else $err)
     };
 }
 

@@ -34,6 +34,12 @@ pub trait Element: Copy + Send + Sync + Default + PartialEq + std::fmt::Debug + 
     fn from_f64(v: f64) -> Self;
     fn from_c64(v: C64) -> Self;
     fn from_c128(v: C128) -> Self;
+    /// A uint64 value: integers and bool see its bits as an int64 (the same wrapping), floats
+    /// and complex numbers round its full value.
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
+        Self::from_i64(v as i64)
+    }
     /// Converts `self` into `D` by the rule for `Self`'s kind.
     fn cast<D: Element>(self) -> D;
 }
@@ -74,6 +80,74 @@ macro_rules! int_element {
     };
 }
 int_element!(u8, U8);
+
+/// C++'s `static_cast<int64_t>(double)` as x86's `cvttsd2si` computes it: truncation, and the
+/// "integer indefinite" value `i64::MIN` for NaN and everything out of range (Rust's `as`
+/// saturates instead).
+#[inline(always)]
+fn x86_f64_to_i64(v: f64) -> i64 {
+    const LIMIT: f64 = 9223372036854775808.0; // 2^63
+    if v > -LIMIT - 1.0 && v < LIMIT {
+        v as i64
+    } else {
+        i64::MIN
+    }
+}
+
+/// torch's float → uint64 on x86: values below 2^63 (and NaN) convert as int64, larger ones
+/// as `int64(v - 2^63)` with the top bit flipped. So -1.5 gives 2^64-1, NaN 2^63, 2^64 0.
+#[inline(always)]
+fn x86_f64_to_u64(v: f64) -> u64 {
+    const LIMIT: f64 = 9223372036854775808.0;
+    if v >= LIMIT {
+        (x86_f64_to_i64(v - LIMIT) as u64) ^ (1 << 63)
+    } else {
+        x86_f64_to_i64(v) as u64
+    }
+}
+
+/// uint16/uint32/uint64: from floats as torch converts on x86 (through int64's indefinite
+/// value, so 2^64 and NaN give 0 in uint16/uint32); uint64 hands its full value on.
+macro_rules! uint_element {
+    ($t:ty, $dtype:ident, from_float: $from:expr, cast: $cast:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$dtype;
+            #[inline(always)]
+            fn from_bool(v: bool) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn from_f32(v: f32) -> Self {
+                $from(v as f64)
+            }
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                $from(v)
+            }
+            #[inline(always)]
+            fn from_c64(v: C64) -> Self {
+                Self::from_f32(v.re)
+            }
+            #[inline(always)]
+            fn from_c128(v: C128) -> Self {
+                Self::from_f64(v.re)
+            }
+            #[inline(always)]
+            fn cast<D: Element>(self) -> D {
+                $cast(self)
+            }
+        }
+    };
+}
+uint_element!(u16, U16, from_float: |v: f64| x86_f64_to_i64(v) as u16,
+    cast: |x: u16| D::from_i64(x as i64));
+uint_element!(u32, U32, from_float: |v: f64| x86_f64_to_i64(v) as u32,
+    cast: |x: u32| D::from_i64(x as i64));
+uint_element!(u64, U64, from_float: x86_f64_to_u64, cast: |x: u64| D::from_u64(x));
 int_element!(i8, I8);
 int_element!(i16, I16);
 int_element!(i32, I32);
@@ -112,9 +186,13 @@ impl Element for Bool {
 }
 
 macro_rules! float_element {
-    ($t:ty, $dtype:ident, from_f32: $from32:expr, from_f64: $from64:expr, from_i64: $fromi:expr, wide: $wide:expr, via: $via:ident) => {
+    ($t:ty, $dtype:ident, from_f32: $from32:expr, from_f64: $from64:expr, from_i64: $fromi:expr, from_u64: $fromu:expr, wide: $wide:expr, via: $via:ident) => {
         impl Element for $t {
             const DTYPE: DType = DType::$dtype;
+            #[inline(always)]
+            fn from_u64(v: u64) -> Self {
+                $fromu(v)
+            }
             #[inline(always)]
             fn from_bool(v: bool) -> Self {
                 $from32(v as u8 as f32)
@@ -169,13 +247,13 @@ pub fn bf16_to_f32(v: bf16) -> f32 {
 // Integers round once into the target (i64 → f32 directly, never through f64); half types
 // go through f32, as torch's `Half(float)` constructors do.
 float_element!(f16, F16, from_f32: f16_from_f32, from_f64: |v: f64| f16_from_f32(v as f32),
-    from_i64: |v: i64| f16_from_f32(v as f32), wide: f16_to_f32, via: from_f32);
+    from_i64: |v: i64| f16_from_f32(v as f32), from_u64: |v: u64| f16_from_f32(v as f32), wide: f16_to_f32, via: from_f32);
 float_element!(bf16, BF16, from_f32: bf16_from_f32, from_f64: |v: f64| bf16_from_f32(v as f32),
-    from_i64: |v: i64| bf16_from_f32(v as f32), wide: bf16_to_f32, via: from_f32);
+    from_i64: |v: i64| bf16_from_f32(v as f32), from_u64: |v: u64| bf16_from_f32(v as f32), wide: bf16_to_f32, via: from_f32);
 float_element!(f32, F32, from_f32: |v: f32| v, from_f64: |v: f64| v as f32,
-    from_i64: |v: i64| v as f32, wide: |x: f32| x, via: from_f32);
+    from_i64: |v: i64| v as f32, from_u64: |v: u64| v as f32, wide: |x: f32| x, via: from_f32);
 float_element!(f64, F64, from_f32: |v: f32| v as f64, from_f64: |v: f64| v,
-    from_i64: |v: i64| v as f64, wide: |x: f64| x, via: from_f64);
+    from_i64: |v: i64| v as f64, from_u64: |v: u64| v as f64, wide: |x: f64| x, via: from_f64);
 
 impl Element for C64 {
     const DTYPE: DType = DType::C64;
@@ -185,6 +263,10 @@ impl Element for C64 {
     }
     #[inline(always)]
     fn from_i64(v: i64) -> Self {
+        C64::new(v as f32, 0.0)
+    }
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
         C64::new(v as f32, 0.0)
     }
     #[inline(always)]
@@ -217,6 +299,10 @@ impl Element for C128 {
     }
     #[inline(always)]
     fn from_i64(v: i64) -> Self {
+        C128::new(v as f64, 0.0)
+    }
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
         C128::new(v as f64, 0.0)
     }
     #[inline(always)]
@@ -257,5 +343,29 @@ mod tests {
         assert_eq!(((1i64 << 53) + 1).cast::<f64>(), 9007199254740992.0);
         assert_eq!(16777217i64.cast::<f32>(), 16777216.0);
         assert_eq!(C64::new(1.5, 2.0).cast::<f64>(), 1.5);
+    }
+
+    #[test]
+    fn unsigned_conversions_as_torch_on_x86() {
+        let cases: [(f64, u64, u32, u16); 6] = [
+            (-1.5, u64::MAX, u32::MAX, u16::MAX),
+            (18446744073709551616.0, 0, 0, 0),
+            (9223372036854775808.0, 1 << 63, 0, 0),
+            (7e19, 0, 0, 0),
+            (f64::NAN, 1 << 63, 0, 0),
+            (70000.0, 70000, 70000, 4464),
+        ];
+        for (v, w64, w32, w16) in cases {
+            assert_eq!(v.cast::<u64>(), w64, "{v}");
+            assert_eq!(v.cast::<u32>(), w32, "{v}");
+            assert_eq!(v.cast::<u16>(), w16, "{v}");
+        }
+        assert_eq!(u64::MAX.cast::<f64>(), 18446744073709551616.0);
+        assert_eq!(u64::MAX.cast::<f32>(), 18446744073709551616.0);
+        assert_eq!(u64::MAX.cast::<i64>(), -1);
+        assert_eq!(u64::MAX.cast::<u16>(), u16::MAX);
+        assert_eq!((-1i64).cast::<u64>(), u64::MAX);
+        assert_eq!(u32::MAX.cast::<f32>(), 4294967296.0);
+        assert_eq!(u64::MAX.cast::<Bool>(), Bool(1));
     }
 }

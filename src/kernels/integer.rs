@@ -40,7 +40,7 @@ macro_rules! integer_ops {
         }
     )*};
 }
-integer_ops!(u8, i8, i16, i32, i64);
+integer_ops!(u8, u16, u32, u64, i8, i16, i32, i64);
 
 #[cfg(test)]
 mod tests {

@@ -24,7 +24,7 @@ macro_rules! computes_in_itself {
         }
     )*};
 }
-computes_in_itself!(Bool, u8, i8, i16, i32, i64, f32, f64, C64, C128);
+computes_in_itself!(Bool, u8, u16, u32, u64, i8, i16, i32, i64, f32, f64, C64, C128);
 
 impl Compute for f16 {
     type Op = f32;
@@ -74,7 +74,7 @@ macro_rules! int_arith {
         }
     )*};
 }
-int_arith!(u8, i8, i16, i32, i64);
+int_arith!(u8, u16, u32, u64, i8, i16, i32, i64);
 
 macro_rules! float_arith {
     ($($t:ty),*) => {$(
@@ -255,7 +255,7 @@ macro_rules! int_ordered {
         }
     )*};
 }
-int_ordered!(u8, i8, i16, i32, i64);
+int_ordered!(u8, u16, u32, u64, i8, i16, i32, i64);
 
 macro_rules! float_ordered {
     ($($t:ty),*) => {$(
@@ -364,7 +364,7 @@ macro_rules! int_bitwise {
         }
     )*};
 }
-int_bitwise!(u8, i8, i16, i32, i64);
+int_bitwise!(u8, u16, u32, u64, i8, i16, i32, i64);
 impl Bitwise for Bool {
     fn and(self, b: Self) -> Self {
         Bool::new(self.get() && b.get())

@@ -141,7 +141,7 @@ pub(crate) fn pow_tensor_scalar(base: &Array, exp: Scalar, out: Option<Array>) -
             }, else return Err(ni()))
         }
         _ => {
-            dispatch_in!(common, T in [U8, I8, I16, I32, I64] => {
+            dispatch_in!(common, T in [U8, U16, U32, U64, I8, I16, I32, I64] => {
                 let e = checked_as::<T>(exp)?;
                 run(&plan, |blk| map1::<T, T>(blk, |x| Ordered::pow(x, e)))?
             }, else return Err(ni()))

@@ -31,7 +31,7 @@ macro_rules! int_classify {
         }
     )*};
 }
-int_classify!(u8, i8, i16, i32, i64);
+int_classify!(u8, u16, u32, u64, i8, i16, i32, i64);
 
 impl Classify for super::element::Bool {
     fn nan(self) -> bool {

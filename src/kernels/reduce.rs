@@ -99,6 +99,9 @@ accumulate!(
     (x.get() as u8 as f64, 0.0)
 );
 accumulate!(u8, i64, i64, i64, |x| x != 0, (x as f64, 0.0));
+accumulate!(u16, i64, i64, i64, |x| x != 0, (x as f64, 0.0));
+accumulate!(u32, i64, i64, i64, |x| x != 0, (x as f64, 0.0));
+accumulate!(u64, i64, i64, i64, |x| x != 0, (x as f64, 0.0));
 accumulate!(i8, i64, i64, i64, |x| x != 0, (x as f64, 0.0));
 accumulate!(i16, i64, i64, i64, |x| x != 0, (x as f64, 0.0));
 accumulate!(i32, i64, i64, i64, |x| x != 0, (x as f64, 0.0));
@@ -167,6 +170,9 @@ macro_rules! ordered {
 }
 ordered!(Bool, u8, 0, 1, |x| x.get() as u8, |y| Bool::new(y != 0));
 ordered!(u8, u8, u8::MIN, u8::MAX, |x| x, |y| y);
+ordered!(u16, u16, u16::MIN, u16::MAX, |x| x, |y| y);
+ordered!(u32, u32, u32::MIN, u32::MAX, |x| x, |y| y);
+ordered!(u64, u64, u64::MIN, u64::MAX, |x| x, |y| y);
 ordered!(i8, i8, i8::MIN, i8::MAX, |x| x, |y| y);
 ordered!(i16, i16, i16::MIN, i16::MAX, |x| x, |y| y);
 ordered!(i32, i32, i32::MIN, i32::MAX, |x| x, |y| y);
@@ -339,6 +345,9 @@ pub(crate) fn c_type_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
         DType::U8 => "unsigned char",
+        DType::U16 => "unsigned short",
+        DType::U32 => "unsigned int",
+        DType::U64 => "unsigned long",
         DType::I8 => "signed char",
         DType::I16 => "short int",
         DType::I32 => "int",

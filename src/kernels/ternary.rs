@@ -27,7 +27,7 @@ pub fn where_(cond: &Array, a: &Arg, b: &Arg, out: Option<Array>) -> Result<Arra
     for s in [a, b] {
         if let Arg::Scalar(s) = s {
             // (torch fills float16/bfloat16 through float without a range check: 1e39 → inf)
-            dispatch_in!(common, T in [Bool, U8, I8, I16, I32, I64, F32, F64, C64, C128] => {
+            dispatch_in!(common, T in [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F32, F64, C64, C128] => {
                 checked_as::<T>(*s)?;
             }, else {});
         }
@@ -131,7 +131,7 @@ pub fn clamp(a: &Array, min: Option<&Arg>, max: Option<&Arg>, out: Option<Array>
             kernel: "clamp_cpu",
             dtype: common,
         };
-        dispatch_in!(common, T in [U8, I8, I16, I32, I64, F16, BF16, F32, F64] => {
+        dispatch_in!(common, T in [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64] => {
             run(&plan, |blk| map3::<T, T, T, T>(blk, |v, l, h| {
                 let (l, h) = (l.up(), h.up());
                 // NaN bounds give NaN; else torch's vectorized minimum(maximum(v, l), h)
@@ -218,7 +218,7 @@ fn clamp_scalar_bounds(
         dispatch_in!(common, T in [F16, BF16, F32, F64] => run(&plan, |blk| map1::<T, T>(blk, |_| T::from_f64(f64::NAN)))?, else return Err(ni()));
         return Ok(plan.output(0)?.clone());
     }
-    dispatch_in!(common, T in [U8, I8, I16, I32, I64, F16, BF16, F32, F64] => {
+    dispatch_in!(common, T in [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64] => {
         // torch converts the bounds to the dtype (`Scalar::to<T>()`, overflow-checked).
         let lo = lo.map(checked_as::<T>).transpose()?.map(|v| v.up());
         let hi = hi.map(checked_as::<T>).transpose()?.map(|v| v.up());

@@ -244,7 +244,7 @@ pub(crate) fn product(a: &Array, b: &Array) -> Result<Array> {
                 MemoryFormat::Contiguous,
             )
         }
-        dtype => crate::dispatch_in!(dtype, T in [U8, I8, I16, I32, I64] => {
+        dtype => crate::dispatch_in!(dtype, T in [U8, U16, U32, U64, I8, I16, I32, I64] => {
             integer_product::<T>(a, b)
         }, else Err(Error::NotImplemented { kernel: "addmm_impl_cpu_", dtype })),
     }
@@ -264,7 +264,7 @@ macro_rules! wrapping_int {
         }
     )*};
 }
-wrapping_int!(u8, i8, i16, i32, i64);
+wrapping_int!(u8, u16, u32, u64, i8, i16, i32, i64);
 
 /// The integer product: a plain loop (no GEMM crate has integers), summed in wrapping int64
 /// (the same residue as summing in the narrow type).

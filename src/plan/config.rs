@@ -29,7 +29,7 @@ impl Input {
     /// A Python number as torch wraps it: a 0-d int64 / float64 / complex128 / bool array that
     /// promotes in the lowest bucket.
     pub fn wrapped(value: crate::Scalar) -> Result<Input> {
-        let dtype = crate::dtype::wrapped_number_dtype(value.category());
+        let dtype = value.wrapped_dtype();
         let array = Array::full(&[], value, dtype, crate::MemoryFormat::Contiguous)?;
         Ok(Input {
             array,

@@ -303,14 +303,14 @@ impl PyArray {
     }
 
     /// Python numbers in a one-element array compare, hash and index like Python numbers.
-    fn __index__(&self) -> PyResult<i64> {
+    fn __index__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let a = self.array();
         if a.numel() != 1 || a.dtype().is_floating() || a.dtype().is_complex() {
             return Err(pyo3::exceptions::PyTypeError::new_err(
                 "only integer tensors of a single element can be converted to an index",
             ));
         }
-        Ok(a.item()?.as_i64())
+        Ok(super::convert::scalar_to_py(py, a.item()?)?.unbind())
     }
     fn __float__(&self) -> PyResult<f64> {
         Ok(self.array().item()?.as_f64())
@@ -323,6 +323,9 @@ impl PyArray {
             return Ok(pyo3::types::PyFloat::new(py, f)
                 .call_method0("__int__")?
                 .unbind());
+        }
+        if let crate::Scalar::UInt(u) = value {
+            return Ok(u.into_pyobject(py)?.into_any().unbind());
         }
         Ok(value.as_i64().into_pyobject(py)?.into_any().unbind())
     }

@@ -139,7 +139,7 @@ pub fn getitem_advanced(
 fn typestr(dtype: DType) -> Option<String> {
     let (kind, size) = match dtype {
         DType::Bool => ('b', 1),
-        DType::U8 => ('u', 1),
+        DType::U8 | DType::U16 | DType::U32 | DType::U64 => ('u', dtype.itemsize()),
         DType::I8 | DType::I16 | DType::I32 | DType::I64 => ('i', dtype.itemsize()),
         DType::F16 | DType::F32 | DType::F64 => ('f', dtype.itemsize()),
         DType::C64 | DType::C128 => ('c', dtype.itemsize()),

@@ -27,6 +27,9 @@ pub fn format_code(dtype: DType) -> Option<&'static CStr> {
     Some(match dtype {
         DType::Bool => c"?",
         DType::U8 => c"B",
+        DType::U16 => c"H",
+        DType::U32 => c"I",
+        DType::U64 => c"Q",
         DType::I8 => c"b",
         DType::I16 => c"h",
         DType::I32 => c"i",

@@ -126,7 +126,11 @@ pub fn scalar_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
         return Ok(Scalar::Bool(obj.extract()?));
     }
     if obj.is_instance_of::<PyInt>() {
-        return obj.extract::<i64>().map(Scalar::Int).map_err(|_| {
+        if let Ok(i) = obj.extract::<i64>() {
+            return Ok(Scalar::Int(i));
+        }
+        // torch takes ints up to 2^64 - 1 (as its uint64 Scalar)
+        return obj.extract::<u64>().map(Scalar::UInt).map_err(|_| {
             Error::value(format!(
                 "value cannot be converted to type int64 without overflow: {obj}"
             ))
@@ -150,7 +154,7 @@ pub fn scalar_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
         }
     }
     if obj.hasattr("__index__")? {
-        return Ok(Scalar::Int(obj.call_method0("__index__")?.extract()?));
+        return scalar_from_py(&obj.call_method0("__index__")?);
     }
     if obj.hasattr("__float__")? {
         return Ok(Scalar::Float(obj.call_method0("__float__")?.extract()?));
@@ -163,6 +167,7 @@ pub fn scalar_to_py<'py>(py: Python<'py>, s: Scalar) -> PyResult<Bound<'py, PyAn
     Ok(match s {
         Scalar::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
         Scalar::Int(i) => i.into_pyobject(py)?.into_any(),
+        Scalar::UInt(u) => u.into_pyobject(py)?.into_any(),
         Scalar::Float(f) => f.into_pyobject(py)?.into_any(),
         Scalar::Complex(re, im) => PyComplex::from_doubles(py, re, im).into_any(),
     })

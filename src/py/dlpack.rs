@@ -89,7 +89,7 @@ struct DLManagedTensorVersioned {
 fn dl_dtype(dtype: DType) -> DLDataType {
     let code = match dtype {
         DType::Bool => DL_BOOL,
-        DType::U8 => DL_UINT,
+        DType::U8 | DType::U16 | DType::U32 | DType::U64 => DL_UINT,
         DType::I8 | DType::I16 | DType::I32 | DType::I64 => DL_INT,
         DType::F16 | DType::F32 | DType::F64 => DL_FLOAT,
         DType::BF16 => DL_BFLOAT,
@@ -106,6 +106,9 @@ fn from_dl_dtype(t: DLDataType) -> PyResult<DType> {
     let dtype = match (t.code, t.bits, t.lanes) {
         (DL_BOOL, 8, 1) => DType::Bool,
         (DL_UINT, 8, 1) => DType::U8,
+        (DL_UINT, 16, 1) => DType::U16,
+        (DL_UINT, 32, 1) => DType::U32,
+        (DL_UINT, 64, 1) => DType::U64,
         (DL_INT, 8, 1) => DType::I8,
         (DL_INT, 16, 1) => DType::I16,
         (DL_INT, 32, 1) => DType::I32,

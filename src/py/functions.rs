@@ -271,7 +271,7 @@ fn promote_types<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     dtype_py(
         py,
-        dtype::promote_types(dtype_from_py(type1)?, dtype_from_py(type2)?),
+        dtype::promote_types(dtype_from_py(type1)?, dtype_from_py(type2)?)?,
     )
 }
 

@@ -45,12 +45,17 @@ macro_rules! signed_key {
 }
 signed_key!(i8, i16, i32, i64);
 
-impl SortKey for u8 {
-    #[inline(always)]
-    fn key(self) -> u64 {
-        self as u64
-    }
+macro_rules! unsigned_key {
+    ($($t:ty),*) => {$(
+        impl SortKey for $t {
+            #[inline(always)]
+            fn key(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
 }
+unsigned_key!(u8, u16, u32, u64);
 impl SortKey for Bool {
     #[inline(always)]
     fn key(self) -> u64 {

@@ -143,7 +143,7 @@ pub fn searchsorted(
     };
     let shape = values.shape().to_vec();
     let dim = line_dim(&values);
-    crate::dispatch_in!(common, T in [U8, I8, I16, I32, I64, F16, BF16, F32, F64] => {
+    crate::dispatch_in!(common, T in [U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64] => {
         let bounds = Lines::<T>::new(&sorted, line_dim(&sorted))?;
         let vals = Lines::<T>::new(&values, dim)?;
         let search = Search { bounds: &bounds, values: &vals, shared: sorted.ndim() == 1, order: order.as_deref(), right };
@@ -195,7 +195,7 @@ impl<T: Ordered> Search<'_, T> {
 pub fn scalar_values_dtype(s: crate::Scalar) -> DType {
     match s {
         crate::Scalar::Bool(_) => DType::Bool,
-        crate::Scalar::Int(_) => DType::I64,
+        crate::Scalar::Int(_) | crate::Scalar::UInt(_) => DType::I64,
         crate::Scalar::Float(_) => DType::F64,
         _ => DType::C128,
     }

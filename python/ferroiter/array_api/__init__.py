@@ -49,6 +49,9 @@ from ._dtypes import (
     int32,
     int64,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from ._elementwise import (
     abs,
@@ -202,7 +205,7 @@ __all__ = [
     "remainder", "repeat", "reshape", "result_type", "roll", "round", "searchsorted", "sign",
     "signbit", "sin", "sinh", "sort", "sqrt", "square", "squeeze", "stack", "std", "subtract",
     "sum", "take", "take_along_axis", "tan", "tanh", "tensordot", "tile", "tril", "triu",
-    "trunc", "uint8", "unique_all", "unique_counts",
+    "trunc", "uint8", "uint16", "uint32", "uint64", "unique_all", "unique_counts",
     "unique_inverse", "unique_values", "unstack", "var", "vecdot", "where", "zeros",
     "zeros_like",
 ]  # fmt: skip

@@ -21,6 +21,9 @@ from ._dtypes import (
     as_dtype,
 )
 from ._dtypes import bool as bool_dtype
+from ._dtypes import (
+    fill_value as _fill_value,
+)
 from ._helpers import cast, from_np, is_array, unwrap, wrap
 
 if TYPE_CHECKING:
@@ -104,7 +107,7 @@ def asarray(
         dt = want if want is not None else scalar_dtype(obj)
         if copy is False:
             raise ValueError("asarray(copy=False) cannot make an array from a Python scalar")
-        return wrap(_fi.full((), obj, dtype=dt))
+        return wrap(_fi.full((), _fill_value(obj, dt), dtype=dt))  # type: ignore[arg-type]
     if isinstance(obj, (list, tuple)):
         if copy is False:
             raise ValueError("asarray(copy=False) cannot make an array from a sequence")
@@ -144,7 +147,8 @@ def full(
 ) -> Array:
     check_device(device)
     dt = scalar_dtype(fill_value) if dtype is None else as_dtype(dtype)
-    return wrap(_fi.full(_shape(shape), fill_value, dtype=dt))
+    value = _fill_value(fill_value, dt)
+    return wrap(_fi.full(_shape(shape), value, dtype=dt))  # type: ignore[arg-type]
 
 
 def empty_like(x: Array, /, *, dtype: object = None, device: object = None) -> Array:
@@ -170,7 +174,8 @@ def full_like(
 ) -> Array:
     check_device(device)
     a = unwrap(x)
-    return wrap(_fi.full(a.shape, fill_value, dtype=_dtype_or(dtype, a.dtype)))
+    dt = _dtype_or(dtype, a.dtype)
+    return wrap(_fi.full(a.shape, _fill_value(fill_value, dt), dtype=dt))  # type: ignore[arg-type]
 
 
 def arange(

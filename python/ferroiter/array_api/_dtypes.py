@@ -20,15 +20,18 @@ int16 = np.dtype("int16")
 int32 = np.dtype("int32")
 int64 = np.dtype("int64")
 uint8 = np.dtype("uint8")
+uint16 = np.dtype("uint16")
+uint32 = np.dtype("uint32")
+uint64 = np.dtype("uint64")
 float32 = np.dtype("float32")
 float64 = np.dtype("float64")
 complex64 = np.dtype("complex64")
 complex128 = np.dtype("complex128")
 
 SIGNED = (int8, int16, int32, int64)
-# ferroiter (like torch) has no uint16/uint32/uint64 arrays, so the namespace leaves those
-# optional-in-practice names out (the standard's test suite then skips them).
-UNSIGNED = (uint8,)
+# torch refuses to promote uint16/uint32/uint64 with other integers; the namespace casts both
+# operands to the standard's common dtype first, so the core only ever sees one dtype.
+UNSIGNED = (uint8, uint16, uint32, uint64)
 INTEGRAL = SIGNED + UNSIGNED
 REAL_FLOATING = (float32, float64)
 COMPLEX_FLOATING = (complex64, complex128)
@@ -41,6 +44,9 @@ DEFAULT_FLOAT = float64
 DEFAULT_COMPLEX = complex128
 DEFAULT_INT = int64
 DEFAULT_INDEX = int64
+#: What sums and products of unsigned integers give: the unsigned type of the default
+#: integer's width.
+DEFAULT_UINT = uint64
 
 _KIND_NAMES = {
     "bool": (bool,),
@@ -106,6 +112,14 @@ def scalar_result_dtype(dtype: DType, scalar: object) -> DType:
     else:
         raise TypeError(f"unsupported operand type {type(scalar).__name__}")
     raise TypeError(f"a Python {type(scalar).__name__} cannot combine with a {dtype} array")
+
+
+def fill_value(value: object, dtype: DType) -> object:
+    """A Python scalar as ferroiter's ``full`` takes it for ``dtype``: a uint64 value from 2^63
+    up as the int64 of the same bits (the core reads Python ints as int64)."""
+    if dtype == uint64 and type(value) is int and value > 2**63 - 1:
+        return value - 2**64
+    return value
 
 
 def isdtype(dtype: DType, kind: object) -> builtins.bool:

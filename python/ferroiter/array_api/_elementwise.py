@@ -20,6 +20,7 @@ from ._dtypes import (
     INTEGRAL,
     DType,
     complex64,
+    fill_value,
     float32,
     float64,
     promote,
@@ -45,11 +46,11 @@ def operands(x1: object, x2: object) -> tuple[_fi.Array, _fi.Array, DType]:
     if is_array(x1):
         a = unwrap(x1)
         dt = scalar_result_dtype(a.dtype, x2)
-        return cast(a, dt), _fi.full((), x2, dtype=dt), dt  # type: ignore[arg-type]
+        return cast(a, dt), _fi.full((), fill_value(x2, dt), dtype=dt), dt  # type: ignore[arg-type]
     if is_array(x2):
         b = unwrap(x2)
         dt = scalar_result_dtype(b.dtype, x1)
-        return _fi.full((), x1, dtype=dt), cast(b, dt), dt  # type: ignore[arg-type]
+        return _fi.full((), fill_value(x1, dt), dtype=dt), cast(b, dt), dt  # type: ignore[arg-type]
     raise TypeError("at least one argument must be an array")
 
 
@@ -437,7 +438,7 @@ def clip(
 
 
 def _scalar_in(dtype: DType, value: _Scalar) -> _fi.Array:
-    return _fi.full((), value, dtype=dtype)
+    return _fi.full((), fill_value(value, dtype), dtype=dtype)  # type: ignore[arg-type]
 
 
 _ = (bool_dtype, builtins, complex64, float32, float64)

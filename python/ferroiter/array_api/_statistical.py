@@ -1,8 +1,8 @@
 """The standard's statistical functions on ferroiter's reductions and scans.
 
 The differences from torch's reductions handled here: ``axis=()`` reduces nothing (torch
-reduces everything), integer sums and products default to int64 (uint8's too: there is no
-uint64 here), ``max``/``min`` of nothing raise, and the cumulative functions take
+reduces everything), integer sums and products default to int64 (unsigned ones to uint64),
+``max``/``min`` of nothing raise, and the cumulative functions take
 ``include_initial``.
 """
 
@@ -17,6 +17,7 @@ import ferroiter as _fi
 from ._dtypes import (
     COMPLEX_FLOATING,
     DEFAULT_INT,
+    DEFAULT_UINT,
     FLOATING,
     SIGNED,
     UNSIGNED,
@@ -78,7 +79,7 @@ def _sum_dtype(dt: DType, dtype: object) -> DType:
     if dt == bool_dtype or dt in SIGNED:
         return DEFAULT_INT
     if dt in UNSIGNED:
-        return DEFAULT_INT  # the standard's uint64 does not exist here
+        return DEFAULT_UINT
     return dt
 
 
