@@ -9,7 +9,12 @@ use crate::error::Result;
 /// How many tasks `units` units of work of `elements` elements in all make: one per thread at
 /// most, each of at least `grain` elements, never more than there are units.
 pub fn task_count(units: usize, elements: usize, grain: usize) -> usize {
-    let threads = pool::get_num_threads();
+    task_count_on(pool::get_num_threads(), units, elements, grain)
+}
+
+/// [`task_count`] on `threads` threads (`explain()` describes thread counts other than the
+/// pool's).
+pub fn task_count_on(threads: usize, units: usize, elements: usize, grain: usize) -> usize {
     threads
         .min(elements.div_ceil(grain.max(1)))
         .min(units)
@@ -19,12 +24,19 @@ pub fn task_count(units: usize, elements: usize, grain: usize) -> usize {
 /// Runs `f(begin, end)` for `tasks` contiguous, near-equal ranges of `0..units`, in parallel
 /// when there is more than one task (the calling thread takes part; nested calls run serially).
 pub fn run_tasks(units: usize, tasks: usize, f: impl Fn(usize, usize) + Sync) -> Result<()> {
+    run_pieces(units, tasks, tasks, f)
+}
+
+/// How many pieces [`run_pieces`] cuts `units` into for `tasks` tasks asking for `pieces`: at
+/// least one per task, at most one per unit.
+pub fn piece_count(units: usize, tasks: usize, pieces: usize) -> usize {
     let tasks = tasks.clamp(1, units.max(1));
-    let range = |t: usize| (t * units / tasks, (t + 1) * units / tasks);
-    pool::parallel_for(tasks, tasks, &|t| {
-        let (b, e) = range(t);
-        f(b, e);
-    })
+    pieces.clamp(tasks, units.max(1))
+}
+
+/// The `k`-th of `pieces` near-equal, consecutive ranges of `0..units`.
+pub fn piece_range(units: usize, pieces: usize, k: usize) -> (usize, usize) {
+    (k * units / pieces, (k + 1) * units / pieces)
 }
 
 /// As [`run_tasks`], but `units` are cut into `pieces` near-equal ranges (at least `tasks`)
@@ -38,10 +50,9 @@ pub fn run_pieces(
     f: impl Fn(usize, usize) + Sync,
 ) -> Result<()> {
     let tasks = tasks.clamp(1, units.max(1));
-    let pieces = pieces.clamp(tasks, units.max(1));
-    let range = |t: usize| (t * units / pieces, (t + 1) * units / pieces);
-    pool::parallel_for(pieces, tasks, &|t| {
-        let (b, e) = range(t);
+    let pieces = piece_count(units, tasks, pieces);
+    pool::parallel_for(pieces, tasks, &|k| {
+        let (b, e) = piece_range(units, pieces, k);
         f(b, e);
     })
 }

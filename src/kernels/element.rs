@@ -45,70 +45,11 @@ pub trait Element: Copy + Send + Sync + Default + PartialEq + std::fmt::Debug + 
 }
 
 macro_rules! int_element {
+    // signed types and uint8: floats through int64 (Rust's saturating cast), casts by value
     ($t:ty, $dtype:ident) => {
-        impl Element for $t {
-            const DTYPE: DType = DType::$dtype;
-            #[inline(always)]
-            fn from_bool(v: bool) -> Self {
-                v as $t
-            }
-            #[inline(always)]
-            fn from_i64(v: i64) -> Self {
-                v as $t
-            }
-            #[inline(always)]
-            fn from_f32(v: f32) -> Self {
-                (v as i64) as $t
-            }
-            #[inline(always)]
-            fn from_f64(v: f64) -> Self {
-                (v as i64) as $t
-            }
-            #[inline(always)]
-            fn from_c64(v: C64) -> Self {
-                Self::from_f32(v.re)
-            }
-            #[inline(always)]
-            fn from_c128(v: C128) -> Self {
-                Self::from_f64(v.re)
-            }
-            #[inline(always)]
-            fn cast<D: Element>(self) -> D {
-                D::from_i64(self as i64)
-            }
-        }
+        int_element!($t, $dtype, from_float: |v: f64| (v as i64) as $t,
+            cast: |x: $t| D::from_i64(x as i64));
     };
-}
-int_element!(u8, U8);
-
-/// C++'s `static_cast<int64_t>(double)` as x86's `cvttsd2si` computes it: truncation, and the
-/// "integer indefinite" value `i64::MIN` for NaN and everything out of range (Rust's `as`
-/// saturates instead).
-#[inline(always)]
-fn x86_f64_to_i64(v: f64) -> i64 {
-    const LIMIT: f64 = 9223372036854775808.0; // 2^63
-    if v > -LIMIT - 1.0 && v < LIMIT {
-        v as i64
-    } else {
-        i64::MIN
-    }
-}
-
-/// torch's float → uint64 on x86: values below 2^63 (and NaN) convert as int64, larger ones
-/// as `int64(v - 2^63)` with the top bit flipped. So -1.5 gives 2^64-1, NaN 2^63, 2^64 0.
-#[inline(always)]
-fn x86_f64_to_u64(v: f64) -> u64 {
-    const LIMIT: f64 = 9223372036854775808.0;
-    if v >= LIMIT {
-        (x86_f64_to_i64(v - LIMIT) as u64) ^ (1 << 63)
-    } else {
-        x86_f64_to_i64(v) as u64
-    }
-}
-
-/// uint16/uint32/uint64: from floats as torch converts on x86 (through int64's indefinite
-/// value, so 2^64 and NaN give 0 in uint16/uint32); uint64 hands its full value on.
-macro_rules! uint_element {
     ($t:ty, $dtype:ident, from_float: $from:expr, cast: $cast:expr) => {
         impl Element for $t {
             const DTYPE: DType = DType::$dtype;
@@ -143,11 +84,40 @@ macro_rules! uint_element {
         }
     };
 }
-uint_element!(u16, U16, from_float: |v: f64| x86_f64_to_i64(v) as u16,
+int_element!(u8, U8);
+
+/// C++'s `static_cast<int64_t>(double)` as x86's `cvttsd2si` computes it: truncation, and the
+/// "integer indefinite" value `i64::MIN` for NaN and everything out of range (Rust's `as`
+/// saturates instead).
+#[inline(always)]
+fn x86_f64_to_i64(v: f64) -> i64 {
+    const LIMIT: f64 = 9223372036854775808.0; // 2^63
+    if v > -LIMIT - 1.0 && v < LIMIT {
+        v as i64
+    } else {
+        i64::MIN
+    }
+}
+
+/// torch's float → uint64 on x86: values below 2^63 (and NaN) convert as int64, larger ones
+/// as `int64(v - 2^63)` with the top bit flipped. So -1.5 gives 2^64-1, NaN 2^63, 2^64 0.
+#[inline(always)]
+fn x86_f64_to_u64(v: f64) -> u64 {
+    const LIMIT: f64 = 9223372036854775808.0;
+    if v >= LIMIT {
+        (x86_f64_to_i64(v - LIMIT) as u64) ^ (1 << 63)
+    } else {
+        x86_f64_to_i64(v) as u64
+    }
+}
+
+// uint16/uint32/uint64: from floats as torch converts on x86 (through int64's indefinite
+// value, so 2^64 and NaN give 0 in uint16/uint32); uint64 hands its full value on.
+int_element!(u16, U16, from_float: |v: f64| x86_f64_to_i64(v) as u16,
     cast: |x: u16| D::from_i64(x as i64));
-uint_element!(u32, U32, from_float: |v: f64| x86_f64_to_i64(v) as u32,
+int_element!(u32, U32, from_float: |v: f64| x86_f64_to_i64(v) as u32,
     cast: |x: u32| D::from_i64(x as i64));
-uint_element!(u64, U64, from_float: x86_f64_to_u64, cast: |x: u64| D::from_u64(x));
+int_element!(u64, U64, from_float: x86_f64_to_u64, cast: |x: u64| D::from_u64(x));
 int_element!(i8, I8);
 int_element!(i16, I16);
 int_element!(i32, I32);

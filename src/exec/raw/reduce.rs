@@ -20,7 +20,7 @@
 
 use super::{get, put, wide, SendPtr};
 use crate::error::Result;
-use crate::exec::tasks::{run_pieces, task_count};
+use crate::exec::tasks::{piece_count, piece_range, run_pieces, task_count, task_count_on};
 use crate::plan::TensorIterator;
 use smallvec::SmallVec;
 use std::mem::size_of;
@@ -715,24 +715,18 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
     let (outputs, n) = (geo.outputs(), geo.reduced_numel());
     let elements = outputs * n;
     let nchunks = n.div_ceil(CHUNK).max(1);
-    // as `task_count` with the pool's thread count replaced by `threads`
-    let tasks = |units: usize| {
-        threads
-            .min(elements.div_ceil(grain.max(1)))
-            .min(units)
-            .max(1)
-    };
     let tree = format!(
         "element k of an output's {n} goes to lane k mod {LANES}, blocks of {BLOCK} by a pairwise \
          lane tree, chunks of {CHUNK} ({nchunks} per output) by a binary counter: the same bits \
          at any thread count"
     );
-    // the split among threads, as `run_tasks` makes it, and how the partials meet
+    // the split among threads, as `run_pieces` makes it, and how the partials meet
     let parallel = |units: usize, unit: &str, slots: usize| {
-        let t = tasks(units);
-        let p = (t * PIECES_PER_TASK).clamp(t, units.max(1));
+        let t = task_count_on(threads, units, elements, grain);
+        let p = piece_count(units, t, t * PIECES_PER_TASK);
         let ranges: Vec<String> = (0..p)
-            .map(|k| format!("[{}, {})", k * units / p, (k + 1) * units / p))
+            .map(|k| piece_range(units, p, k))
+            .map(|(b, e)| format!("[{b}, {e})"))
             .collect();
         let combine = if slots > 1 {
             format!(
@@ -774,7 +768,8 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
         Some(c) => {
             let cols = geo.kept[c].0;
             let others: usize = outputs / cols;
-            let split = outer_split(cols, acc, others, nchunks, n, tasks(usize::MAX));
+            let busy = task_count_on(threads, usize::MAX, elements, grain);
+            let split = outer_split(cols, acc, others, nchunks, n, busy);
             let tiles = cols.div_ceil(split.tile);
             let units = others * tiles * nchunks * split.groups;
             let tile_bytes = (LANES + BLOCK_DEPTH + 1) * split.tile * acc;
