@@ -88,6 +88,10 @@ def test_cat_memory_format(fmt):
         assert_result(fi.cat([a, a], dim), torch.cat([t, t], dim))
         assert_result(fi.cat([a, c], dim), torch.cat([t, cl], dim))
         assert_result(fi.cat([c, a], dim), torch.cat([cl, t], dim))
+        # a legacy empty 1-D input is skipped by the shape checks but suggests contiguous
+        e = torch.zeros(0)
+        assert_result(fi.cat([c, share(e)], dim), torch.cat([cl, e], dim))
+        assert_result(fi.cat([share(e), c, c], dim), torch.cat([e, cl, cl], dim))
 
 
 def test_cat_errors():

@@ -1,7 +1,7 @@
 //! `cat(arrays, dim)` and `stack(arrays, dim)` with torch's rules: the result dtype promotes
 //! over every input; a 1-D empty input (shape `[0]`) is skipped by the shape checks (torch's
-//! legacy rule); the result takes the memory format the non-skipped inputs agree on
-//! (contiguous when they disagree). Each input is copied onto its slice of the result.
+//! legacy rule) but not by the memory format: the result takes the format every input
+//! suggests, so a skipped `[0]` (which suggests contiguous) makes it contiguous, as in torch. Each input is copied onto its slice of the result.
 #![forbid(unsafe_code)]
 
 use super::narrow;
@@ -18,7 +18,7 @@ fn is_skipped(a: &Array) -> bool {
     a.ndim() == 1 && a.shape()[0] == 0
 }
 
-/// The memory format the non-skipped inputs' layouts suggest, or contiguous when they differ
+/// The memory format the layouts suggest, or contiguous when they differ
 /// (also roll's result format: torch rolls through a cat of two narrows).
 pub(super) fn output_format<'a>(layouts: impl IntoIterator<Item = &'a Layout>) -> MemoryFormat {
     let mut format = None;
@@ -83,7 +83,8 @@ pub fn cat(arrays: &[Array], dim: i64) -> Result<Array> {
         total += a.shape()[dim];
     }
     shape[dim] = total;
-    let format = output_format(kept.iter().map(|&(_, a)| a.layout()));
+    // Every input counts here, a skipped `[0]` too (torch's rule).
+    let format = output_format(arrays.iter().map(|a| a.layout()));
     let out = Array::empty(&shape, out_dtype, format)?;
     let mut start = 0usize;
     for &(_, a) in &kept {
