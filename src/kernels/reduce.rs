@@ -203,9 +203,11 @@ struct Fold<I, A, L, C> {
     identity: A,
     lift: L,
     combine: C,
+    /// Made by [`float_sum`]: `lift` converts, `combine` adds.
+    float_sum: bool,
     input: PhantomData<fn(I)>,
 }
-impl<I: Copy, A: Copy + Send + Sync, L, C> Reducer for Fold<I, A, L, C>
+impl<I: Copy + 'static, A: Copy + Send + Sync + 'static, L, C> Reducer for Fold<I, A, L, C>
 where
     L: Fn(I, usize) -> A + Sync,
     C: Fn(A, A) -> A + Sync,
@@ -224,12 +226,30 @@ where
     fn combine(&self, a: A, b: A) -> A {
         (self.combine)(a, b)
     }
+    #[inline(always)]
+    fn is_float_sum(&self) -> bool {
+        self.float_sum
+    }
 }
 fn fold<I, A, L, C>(identity: A, lift: L, combine: C) -> Fold<I, A, L, C> {
     Fold {
         identity,
         lift,
         combine,
+        float_sum: false,
+        input: PhantomData,
+    }
+}
+
+/// The sum of `T`s in their accumulation type `A`, from zero. Marked as a plain sum
+/// ([`Reducer::is_float_sum`]: it converts and adds), which lets float32 and float64 sums of
+/// whole blocks take the explicit-vector loop; other types ignore the mark.
+fn sum_fold<T: Element, A: Arith>() -> impl Reducer<In = T, Acc = A> {
+    Fold {
+        identity: A::ZERO,
+        lift: |x: T, _| x.cast::<A>(),
+        combine: |a: A, b: A| a.add(b),
+        float_sum: true,
         input: PhantomData,
     }
 }
@@ -533,8 +553,7 @@ fn sum_prod(prod: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Array
             let f = fold(A::ONE, |x: T, _| x.cast::<A>(), |a: A, b: A| a.mul(b));
             reduce(&r.plan, &f, finish, grain)?;
         } else {
-            let f = fold(A::ZERO, |x: T, _| x.cast::<A>(), |a: A, b: A| a.add(b));
-            reduce(&r.plan, &f, finish, grain)?;
+            reduce(&r.plan, &sum_fold::<T, A>(), finish, grain)?;
         }
         Ok(r.result)
     }, else Err(unsupported("sum", a.dtype())))
@@ -547,8 +566,7 @@ fn mean(a: &Array, mask: &[bool], keepdim: bool) -> Result<Array> {
     let grain = grain_size();
     crate::dispatch_inexact!(a.dtype(), T => {
         type A = <T as Accumulate>::Acc;
-        let f = fold(A::ZERO, |x: T, _| x.cast::<A>(), |a: A, b: A| a.add(b));
-        reduce(&r.plan, &f, |acc: A| divide::<T>(acc.cast::<T>(), n), grain)?;
+        reduce(&r.plan, &sum_fold::<T, A>(), |acc: A| divide::<T>(acc.cast::<T>(), n), grain)?;
         Ok(r.result)
     }, else Err(unsupported("mean", a.dtype())))
 }
@@ -943,5 +961,56 @@ mod tests {
         assert_eq!(floats(&am), vec![11.0]);
         let c = scan_op(false, &a, 0, None, None).unwrap();
         assert_eq!(floats(&c)[8..], [12.0, 15.0, 18.0, 21.0]);
+    }
+
+    /// Plain float sums take an explicit-vector loop for whole blocks (exec/raw/add_lanes.rs):
+    /// its bits must be the generic lane loop's, at any start, length and dim.
+    #[test]
+    fn float_sums_match_the_generic_lane_loop_bit_for_bit() {
+        use crate::kernels::table::UnaryOp;
+        let generic = |a: &Array, mask: &[bool]| -> Array {
+            let r = reduction_plan(a, mask, false, a.dtype(), false).unwrap();
+            match a.dtype() {
+                DType::F32 => reduce(
+                    &r.plan,
+                    &fold(0f32, |x: f32, _| x, |a, b| a + b),
+                    |v| v,
+                    1000,
+                ),
+                _ => reduce(
+                    &r.plan,
+                    &fold(0f64, |x: f64, _| x, |a, b| a + b),
+                    |v| v,
+                    1000,
+                ),
+            }
+            .unwrap();
+            r.result
+        };
+        for dtype in [DType::F32, DType::F64] {
+            let n = 300_000;
+            let ramp =
+                Array::arange(Scalar::Int(0), Scalar::Int(n), Scalar::Int(1), dtype).unwrap();
+            let base = crate::kernels::unary(UnaryOp::Sin, &ramp, None).unwrap();
+            for (start, len) in [
+                (0, 1024),
+                (0, 4096),
+                (1, 3 * 4096 + 5),
+                (3, 100_000),
+                (7, 66_770),
+            ] {
+                let a = crate::manip::narrow(&base, 0, start, len).unwrap();
+                let fast = reduction(ReduceOp::Sum, &a, None, false, None, None).unwrap();
+                assert_eq!(
+                    floats(&fast),
+                    floats(&generic(&a, &[true])),
+                    "{dtype:?} {start} {len}"
+                );
+                let rows = crate::manip::narrow(&base, 0, start, 7 * 9000).unwrap();
+                let rows = rows.view(&[7, 9000]).unwrap();
+                let fast = reduction(ReduceOp::Sum, &rows, Some(&[1]), false, None, None).unwrap();
+                assert_eq!(floats(&fast), floats(&generic(&rows, &[false, true])));
+            }
+        }
     }
 }

@@ -23,6 +23,7 @@
 //! Inputs and outputs may alias (in-place ops): the loops use raw reads and writes, never
 //! references, so aliasing is allowed.
 
+mod add_lanes;
 pub(crate) mod gemm;
 pub(crate) mod job;
 mod lanes;

@@ -18,11 +18,13 @@
 //! reduction along an outer dim streams input rows in memory order into 16 rows of lanes, one
 //! column per output, vectorized across the outputs.
 
+use super::add_lanes::{self, F32_BLOCKS, F64_BLOCKS};
 use super::{get, put, wide, SendPtr};
 use crate::error::Result;
 use crate::exec::tasks::{piece_count, piece_range, run_pieces, task_count, task_count_on};
 use crate::plan::TensorIterator;
 use smallvec::SmallVec;
+use std::any::Any;
 use std::mem::size_of;
 
 /// Lanes of the innermost accumulation, on every CPU path.
@@ -57,8 +59,8 @@ const BLOCK_DEPTH: usize = 6;
 /// What a reduction computes: an accumulator per lane, the element lifted into it (with its
 /// position along the reduced dims, for `argmax`) and an associative combination.
 pub(crate) trait Reducer: Sync {
-    type In: Copy;
-    type Acc: Copy + Send + Sync;
+    type In: Copy + 'static;
+    type Acc: Copy + Send + Sync + 'static;
     fn identity(&self) -> Self::Acc;
     fn lift(&self, x: Self::In, index: usize) -> Self::Acc;
     fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
@@ -68,6 +70,13 @@ pub(crate) trait Reducer: Sync {
     #[inline(always)]
     fn contiguous(&self, _xs: &[Self::In], _n: usize) -> Option<Self::Acc> {
         None
+    }
+    /// Whether this is a plain float sum: `lift` converts to `Acc` (nothing to do when `In` is
+    /// `Acc`) and `combine` is IEEE addition. With `In` and `Acc` both `f32` or both `f64`,
+    /// whole blocks then take the explicit-vector loop of [`super::add_lanes`].
+    #[inline(always)]
+    fn is_float_sum(&self) -> bool {
+        false
     }
 }
 
@@ -361,6 +370,56 @@ unsafe fn lanes_avx2<R: Reducer>(
     unsafe { lanes_loop(r, lanes, q, groups, n) }
 }
 
+/// Whole blocks of a plain float sum ([`Reducer::is_float_sum`]) through [`add_lanes`]: as
+/// many of the `count` blocks at `q` as its calls take, each block's lane tree pushed into
+/// `blocks` in order, the same bits as [`feed`]'s. Returns how many blocks it took (none when
+/// the reducer, its types or the CPU do not qualify).
+///
+/// # Safety
+/// `q` must address `count·BLOCK` readable, aligned `R::In`s.
+#[inline(always)]
+unsafe fn float_sum_blocks<R: Reducer>(
+    r: &R,
+    blocks: &mut Counter<R::Acc, BLOCK_DEPTH>,
+    q: *const R::In,
+    count: usize,
+) -> usize {
+    if !r.is_float_sum() || !wide() {
+        return 0;
+    }
+    let identity = r.identity();
+    let mut push = |lanes: &dyn Any| {
+        if let Some(lanes) = lanes.downcast_ref::<[R::Acc; LANES]>() {
+            blocks.push(r, lane_tree(r, lanes));
+        }
+    };
+    let mut b = 0;
+    #[cfg(target_arch = "x86_64")]
+    if let (Some(&id), Some(_)) = (
+        (&identity as &dyn Any).downcast_ref::<f32>(),
+        (&identity as &dyn Any).downcast_ref::<R::In>(),
+    ) {
+        while b + F32_BLOCKS <= count {
+            // SAFETY: blocks b.. b + F32_BLOCKS are inside the caller's range, `In` is `f32`
+            // (checked above) and `wide` says the CPU has AVX2.
+            let all = unsafe { add_lanes::f32_blocks(q.add(b * BLOCK) as *const f32, id) };
+            all.iter().for_each(|lanes| push(lanes));
+            b += F32_BLOCKS;
+        }
+    } else if let (Some(&id), Some(_)) = (
+        (&identity as &dyn Any).downcast_ref::<f64>(),
+        (&identity as &dyn Any).downcast_ref::<R::In>(),
+    ) {
+        while b + F64_BLOCKS <= count {
+            // SAFETY: as above, with `In` being `f64`.
+            let all = unsafe { add_lanes::f64_blocks(q.add(b * BLOCK) as *const f64, id) };
+            all.iter().for_each(|lanes| push(lanes));
+            b += F64_BLOCKS;
+        }
+    }
+    b
+}
+
 /// One output's reduction over the positions `[n0, n1)` (whole blocks but for the last):
 /// blocks of lanes into a counter, folded.
 ///
@@ -393,6 +452,15 @@ unsafe fn reduce_range<R: Reducer>(
         }
         let mut i = 0;
         while i < len {
+            if contiguous && fill == 0 && len - i >= BLOCK {
+                let q = p.wrapping_offset(i as isize * s0) as *const R::In;
+                // SAFETY: the run's elements are inside the input (the caller's guarantee).
+                let took = unsafe { float_sum_blocks(r, &mut blocks, q, (len - i) / BLOCK) };
+                i += took * BLOCK;
+                if took > 0 {
+                    continue;
+                }
+            }
             let take = (len - i).min(BLOCK - fill);
             let q = p.wrapping_offset(i as isize * s0);
             // SAFETY: the run's elements are inside the input (the caller's guarantee).

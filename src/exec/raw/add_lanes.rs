@@ -1,0 +1,92 @@
+//! Whole blocks of a plain float sum (`f32` or `f64` read and accumulated, combined by IEEE
+//! addition) in explicit AVX2 registers, several blocks side by side.
+//!
+//! One block's 16 lanes are two (`f32`) or four (`f64`) vector registers, so the generic lane
+//! loop is a chain of dependent additions whose latency sets the pace (about 20 bytes per
+//! cycle on this machine's cores, not much above the memory's rate, far below the cache's).
+//! Four `f32` blocks, or two `f64` ones, side by side give eight independent chains. Each
+//! lane still takes its block's elements `l`, `l + 16`, … in order from the reducer's
+//! identity, so the lanes hold the same bits as the generic loop's (LLVM's vectorizer, asked
+//! for the same interleaving in generic code, spilled the lanes to the stack). Side by side,
+//! the blocks are separate streams a few KB long, shorter than the hardware prefetchers take
+//! to lock on: each loop prefetches the next group's blocks at the offset it reads (a hint,
+//! which never faults, even past the input's end). Raw memory: see the invariants in
+//! [`super`].
+
+use super::reduce::{BLOCK, LANES};
+
+/// Blocks side by side per call: eight vector registers of lanes.
+pub(super) const F32_BLOCKS: usize = 4;
+/// As [`F32_BLOCKS`], for `f64`.
+pub(super) const F64_BLOCKS: usize = 2;
+
+/// The 16 lanes of each of the [`F32_BLOCKS`] consecutive whole blocks at `q`, each lane
+/// starting from `identity` and adding its elements in order.
+///
+/// # Safety
+/// `q` must address `F32_BLOCKS·BLOCK` readable, aligned `f32`s, and the CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn f32_blocks(q: *const f32, identity: f32) -> [[f32; LANES]; F32_BLOCKS] {
+    use std::arch::x86_64::{_mm256_add_ps, _mm256_loadu_ps, _mm256_set1_ps, _mm256_storeu_ps};
+    let mut acc = [_mm256_set1_ps(identity); 2 * F32_BLOCKS];
+    for g in 0..BLOCK / LANES {
+        for (k, pair) in acc.chunks_exact_mut(2).enumerate() {
+            let p = k * BLOCK + g * LANES;
+            prefetch(q.wrapping_add(p + F32_BLOCKS * BLOCK));
+            // SAFETY: p + 16 <= F32_BLOCKS·BLOCK (the caller's range).
+            unsafe {
+                pair[0] = _mm256_add_ps(pair[0], _mm256_loadu_ps(q.add(p)));
+                pair[1] = _mm256_add_ps(pair[1], _mm256_loadu_ps(q.add(p + 8)));
+            }
+        }
+    }
+    let mut lanes = [[0f32; LANES]; F32_BLOCKS];
+    for (out, pair) in lanes.iter_mut().zip(acc.chunks_exact(2)) {
+        // SAFETY: each store writes 8 of the 16 floats of `out`.
+        unsafe {
+            _mm256_storeu_ps(out.as_mut_ptr(), pair[0]);
+            _mm256_storeu_ps(out.as_mut_ptr().add(8), pair[1]);
+        }
+    }
+    lanes
+}
+
+/// As [`f32_blocks`], for [`F64_BLOCKS`] blocks of `f64`s.
+///
+/// # Safety
+/// `q` must address `F64_BLOCKS·BLOCK` readable, aligned `f64`s, and the CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn f64_blocks(q: *const f64, identity: f64) -> [[f64; LANES]; F64_BLOCKS] {
+    use std::arch::x86_64::{_mm256_add_pd, _mm256_loadu_pd, _mm256_set1_pd, _mm256_storeu_pd};
+    let mut acc = [_mm256_set1_pd(identity); 4 * F64_BLOCKS];
+    for g in 0..BLOCK / LANES {
+        for (k, quad) in acc.chunks_exact_mut(4).enumerate() {
+            let p = k * BLOCK + g * LANES;
+            prefetch(q.wrapping_add(p + F64_BLOCKS * BLOCK));
+            prefetch(q.wrapping_add(p + F64_BLOCKS * BLOCK + 8));
+            for (j, a) in quad.iter_mut().enumerate() {
+                // SAFETY: p + 16 <= F64_BLOCKS·BLOCK (the caller's range).
+                *a = unsafe { _mm256_add_pd(*a, _mm256_loadu_pd(q.add(p + 4 * j))) };
+            }
+        }
+    }
+    let mut lanes = [[0f64; LANES]; F64_BLOCKS];
+    for (out, quad) in lanes.iter_mut().zip(acc.chunks_exact(4)) {
+        for (j, a) in quad.iter().enumerate() {
+            // SAFETY: each store writes 4 of the 16 doubles of `out`.
+            unsafe { _mm256_storeu_pd(out.as_mut_ptr().add(4 * j), *a) };
+        }
+    }
+    lanes
+}
+
+/// A hint to bring the cache line at `p` towards L1 (it never faults, whatever `p` is).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+    // SAFETY: a prefetch reads nothing and cannot fault, at any address.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) };
+}
