@@ -1010,6 +1010,15 @@ mod tests {
                 let rows = rows.view(&[7, 9000]).unwrap();
                 let fast = reduction(ReduceOp::Sum, &rows, Some(&[1]), false, None, None).unwrap();
                 assert_eq!(floats(&fast), floats(&generic(&rows, &[false, true])));
+                // the outer-dim path: columns of a tile (64 as a channels_last image's
+                // channels, 37 for a vector tail)
+                for cols in [64, 37, 1000] {
+                    let m = crate::manip::narrow(&base, 0, start, cols as usize * 250).unwrap();
+                    let m = m.view(&[250, cols]).unwrap();
+                    let fast = reduction(ReduceOp::Sum, &m, Some(&[0]), false, None, None);
+                    let want = generic(&m, &[true, false]);
+                    assert_eq!(floats(&fast.unwrap()), floats(&want), "{dtype:?} {cols}");
+                }
             }
         }
     }

@@ -82,6 +82,77 @@ pub(super) unsafe fn f64_blocks(q: *const f64, identity: f64) -> [[f64; LANES]; 
     lanes
 }
 
+/// `acc[j] = (((acc[j] + r0[j]) + r1[j]) + r2[j]) + r3[j]` for `j < w`, with `rows` = [r0,
+/// r1, r2, r3]: the outer-dim path's 4 rows into one lane row, the generic loop's additions in
+/// its order. (The generic loop checks at run time whether the lane row overlaps the rows,
+/// which on a narrow tile, such as a channels_last image's 64 channels, costs as much as the
+/// additions.)
+///
+/// # Safety
+/// `acc` must address `w` writable `f32`s, each of `rows` `w` readable ones, none of them
+/// overlapping `acc`, all aligned; the CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn f32_rows4(acc: *mut f32, rows: [*const f32; 4], w: usize) {
+    use std::arch::x86_64::{_mm256_add_ps, _mm256_loadu_ps, _mm256_storeu_ps};
+    let mut j = 0;
+    while j + 8 <= w {
+        // SAFETY: j + 8 <= w.
+        unsafe {
+            let mut a = _mm256_loadu_ps(acc.add(j));
+            for r in rows {
+                a = _mm256_add_ps(a, _mm256_loadu_ps(r.add(j)));
+            }
+            _mm256_storeu_ps(acc.add(j), a);
+        }
+        j += 8;
+    }
+    while j < w {
+        // SAFETY: j < w.
+        unsafe {
+            let mut a = acc.add(j).read();
+            for r in rows {
+                a += r.add(j).read();
+            }
+            acc.add(j).write(a);
+        }
+        j += 1;
+    }
+}
+
+/// As [`f32_rows4`], for `f64`s.
+///
+/// # Safety
+/// As for [`f32_rows4`], with `f64`s.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn f64_rows4(acc: *mut f64, rows: [*const f64; 4], w: usize) {
+    use std::arch::x86_64::{_mm256_add_pd, _mm256_loadu_pd, _mm256_storeu_pd};
+    let mut j = 0;
+    while j + 4 <= w {
+        // SAFETY: j + 4 <= w.
+        unsafe {
+            let mut a = _mm256_loadu_pd(acc.add(j));
+            for r in rows {
+                a = _mm256_add_pd(a, _mm256_loadu_pd(r.add(j)));
+            }
+            _mm256_storeu_pd(acc.add(j), a);
+        }
+        j += 4;
+    }
+    while j < w {
+        // SAFETY: j < w.
+        unsafe {
+            let mut a = acc.add(j).read();
+            for r in rows {
+                a += r.add(j).read();
+            }
+            acc.add(j).write(a);
+        }
+        j += 1;
+    }
+}
+
 /// A hint to bring the cache line at `p` towards L1 (it never faults, whatever `p` is).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]

@@ -384,39 +384,50 @@ unsafe fn float_sum_blocks<R: Reducer>(
     q: *const R::In,
     count: usize,
 ) -> usize {
-    if !r.is_float_sum() || !wide() {
-        return 0;
-    }
     let identity = r.identity();
-    let mut push = |lanes: &dyn Any| {
-        if let Some(lanes) = lanes.downcast_ref::<[R::Acc; LANES]>() {
-            blocks.push(r, lane_tree(r, lanes));
-        }
-    };
+    let identity = &identity as &dyn Any;
     let mut b = 0;
+    // (The downcasts cannot fail once `PlainSum::of` has checked the types; were one to,
+    // the blocks not taken would go through the generic loop.)
     #[cfg(target_arch = "x86_64")]
-    if let (Some(&id), Some(_)) = (
-        (&identity as &dyn Any).downcast_ref::<f32>(),
-        (&identity as &dyn Any).downcast_ref::<R::In>(),
-    ) {
-        while b + F32_BLOCKS <= count {
-            // SAFETY: blocks b.. b + F32_BLOCKS are inside the caller's range, `In` is `f32`
-            // (checked above) and `wide` says the CPU has AVX2.
-            let all = unsafe { add_lanes::f32_blocks(q.add(b * BLOCK) as *const f32, id) };
-            all.iter().for_each(|lanes| push(lanes));
-            b += F32_BLOCKS;
+    match PlainSum::of(r) {
+        PlainSum::F32 => {
+            let Some(&id) = identity.downcast_ref::<f32>() else {
+                return 0;
+            };
+            while b + F32_BLOCKS <= count {
+                // SAFETY: blocks b.. b + F32_BLOCKS are inside the caller's range; `In` is
+                // `f32` and the CPU has AVX2 (`PlainSum::of`).
+                let all = unsafe { add_lanes::f32_blocks(q.add(b * BLOCK) as *const f32, id) };
+                let Some(all) = (&all as &dyn Any).downcast_ref::<[[R::Acc; LANES]; F32_BLOCKS]>()
+                else {
+                    break;
+                };
+                all.iter()
+                    .for_each(|lanes| blocks.push(r, lane_tree(r, lanes)));
+                b += F32_BLOCKS;
+            }
         }
-    } else if let (Some(&id), Some(_)) = (
-        (&identity as &dyn Any).downcast_ref::<f64>(),
-        (&identity as &dyn Any).downcast_ref::<R::In>(),
-    ) {
-        while b + F64_BLOCKS <= count {
-            // SAFETY: as above, with `In` being `f64`.
-            let all = unsafe { add_lanes::f64_blocks(q.add(b * BLOCK) as *const f64, id) };
-            all.iter().for_each(|lanes| push(lanes));
-            b += F64_BLOCKS;
+        PlainSum::F64 => {
+            let Some(&id) = identity.downcast_ref::<f64>() else {
+                return 0;
+            };
+            while b + F64_BLOCKS <= count {
+                // SAFETY: as above, with `In` being `f64`.
+                let all = unsafe { add_lanes::f64_blocks(q.add(b * BLOCK) as *const f64, id) };
+                let Some(all) = (&all as &dyn Any).downcast_ref::<[[R::Acc; LANES]; F64_BLOCKS]>()
+                else {
+                    break;
+                };
+                all.iter()
+                    .for_each(|lanes| blocks.push(r, lane_tree(r, lanes)));
+                b += F64_BLOCKS;
+            }
         }
+        PlainSum::No => {}
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (blocks, q, count, identity);
     b
 }
 
@@ -599,6 +610,58 @@ unsafe fn rows4_into<R: Reducer>(
     }
 }
 
+/// Which explicit-vector loop of [`add_lanes`] a reducer may take: a plain float sum
+/// ([`Reducer::is_float_sum`]) reading and accumulating `f32` or `f64`, on a CPU with AVX2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PlainSum {
+    No,
+    F32,
+    F64,
+}
+
+impl PlainSum {
+    fn of<R: Reducer>(r: &R) -> PlainSum {
+        use std::any::TypeId;
+        let (i, a) = (TypeId::of::<R::In>(), TypeId::of::<R::Acc>());
+        if !r.is_float_sum() || !wide() || i != a {
+            PlainSum::No
+        } else if i == TypeId::of::<f32>() {
+            PlainSum::F32
+        } else if i == TypeId::of::<f64>() {
+            PlainSum::F64
+        } else {
+            PlainSum::No
+        }
+    }
+}
+
+/// [`rows4_into`] through [`add_lanes`] when `sum` allows it (then `true`: done).
+///
+/// # Safety
+/// As for [`rows4_into`], with `acc` addressing the `w` accumulators, which the rows do not
+/// overlap.
+#[inline(always)]
+unsafe fn plain_rows4<I, A>(sum: PlainSum, acc: *mut A, rows: [*const I; 4], w: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    match sum {
+        // SAFETY: `PlainSum::of` checked that `I` and `A` are `f32` (or `f64` below) and that
+        // the CPU has AVX2; the caller's guarantee covers the addresses.
+        PlainSum::F32 => unsafe {
+            add_lanes::f32_rows4(acc as *mut f32, rows.map(|p| p as *const f32), w);
+            return true;
+        },
+        // SAFETY: as above.
+        PlainSum::F64 => unsafe {
+            add_lanes::f64_rows4(acc as *mut f64, rows.map(|p| p as *const f64), w);
+            return true;
+        },
+        PlainSum::No => {}
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (sum, acc, rows, w);
+    false
+}
+
 /// One tile's reduction over `[n0, n1)` on the outer-dim path.
 ///
 /// # Safety
@@ -617,6 +680,7 @@ unsafe fn tile_loop<R: Reducer>(
     let s0 = reduced[0].1;
     let tw = t.width;
     let mut fill = 0usize;
+    let sum = PlainSum::of(r);
     for_runs(reduced, n0, n1, |off, len, n| {
         let mut i = 0;
         while i < len {
@@ -631,9 +695,14 @@ unsafe fn tile_loop<R: Reducer>(
                         row.wrapping_offset((l + k * LANES) as isize * s0) as *const R::In
                     };
                     let acc = &mut t.lanes[l * tw..l * tw + w];
+                    let rows = [rl(0), rl(1), rl(2), rl(3)];
                     // SAFETY: the 4 rows' w elements are inside the input (the caller's
-                    // guarantee).
-                    unsafe { rows4_into(r, acc, [rl(0), rl(1), rl(2), rl(3)], w, n + i + l) };
+                    // guarantee), which the lane row (the tile's own memory) does not overlap.
+                    unsafe {
+                        if !plain_rows4(sum, acc.as_mut_ptr(), rows, w) {
+                            rows4_into(r, acc, rows, w, n + i + l);
+                        }
+                    }
                 }
                 fill += 4 * LANES;
                 i += 4 * LANES;
