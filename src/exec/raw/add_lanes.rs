@@ -6,8 +6,10 @@
 //! cycle on this machine's cores, not much above the memory's rate, far below the cache's).
 //! Four `f32` blocks, or two `f64` ones, side by side give eight independent chains. Each
 //! lane still takes its block's elements `l`, `l + 16`, … in order from the reducer's
-//! identity, so the lanes hold the same bits as the generic loop's (LLVM's vectorizer, asked
-//! for the same interleaving in generic code, spilled the lanes to the stack). Side by side,
+//! identity, and the lanes are combined by the same tree, so each block sum has the generic
+//! loop's bits (LLVM's vectorizer, asked for the same interleaving in generic code, spilled
+//! the lanes to the stack; and the tree, done on the registers' halves, costs a few
+//! instructions instead of sixty scalar ones). Side by side,
 //! the blocks are separate streams a few KB long, shorter than the hardware prefetchers take
 //! to lock on: each loop prefetches the next group's blocks at the offset it reads (a hint,
 //! which never faults, even past the input's end). Raw memory: see the invariants in
@@ -20,15 +22,17 @@ pub(super) const F32_BLOCKS: usize = 4;
 /// As [`F32_BLOCKS`], for `f64`.
 pub(super) const F64_BLOCKS: usize = 2;
 
-/// The 16 lanes of each of the [`F32_BLOCKS`] consecutive whole blocks at `q`, each lane
-/// starting from `identity` and adding its elements in order.
+/// The sums of the [`F32_BLOCKS`] consecutive whole blocks at `q`: each lane starts from
+/// `identity` and adds its elements in order, then the lanes are combined by the lane tree
+/// (lane i with lane i + 8, then + 4, + 2, + 1: the halves of the registers), as the generic
+/// loop does.
 ///
 /// # Safety
 /// `q` must address `F32_BLOCKS·BLOCK` readable, aligned `f32`s, and the CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn f32_blocks(q: *const f32, identity: f32) -> [[f32; LANES]; F32_BLOCKS] {
-    use std::arch::x86_64::{_mm256_add_ps, _mm256_loadu_ps, _mm256_set1_ps, _mm256_storeu_ps};
+pub(super) unsafe fn f32_blocks(q: *const f32, identity: f32) -> [f32; F32_BLOCKS] {
+    use std::arch::x86_64::*;
     let mut acc = [_mm256_set1_ps(identity); 2 * F32_BLOCKS];
     for g in 0..BLOCK / LANES {
         for (k, pair) in acc.chunks_exact_mut(2).enumerate() {
@@ -41,15 +45,16 @@ pub(super) unsafe fn f32_blocks(q: *const f32, identity: f32) -> [[f32; LANES]; 
             }
         }
     }
-    let mut lanes = [[0f32; LANES]; F32_BLOCKS];
-    for (out, pair) in lanes.iter_mut().zip(acc.chunks_exact(2)) {
-        // SAFETY: each store writes 8 of the 16 floats of `out`.
-        unsafe {
-            _mm256_storeu_ps(out.as_mut_ptr(), pair[0]);
-            _mm256_storeu_ps(out.as_mut_ptr().add(8), pair[1]);
-        }
+    let mut sums = [0f32; F32_BLOCKS];
+    for (sum, pair) in sums.iter_mut().zip(acc.chunks_exact(2)) {
+        // lanes 0-7 and 8-15 (pair[0], pair[1]) → 8 → 4 → 2 → 1
+        let x = _mm256_add_ps(pair[0], pair[1]);
+        let x = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps::<1>(x));
+        let x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+        let x = _mm_add_ss(x, _mm_shuffle_ps::<1>(x, x));
+        *sum = _mm_cvtss_f32(x);
     }
-    lanes
+    sums
 }
 
 /// As [`f32_blocks`], for [`F64_BLOCKS`] blocks of `f64`s.
@@ -58,8 +63,8 @@ pub(super) unsafe fn f32_blocks(q: *const f32, identity: f32) -> [[f32; LANES]; 
 /// `q` must address `F64_BLOCKS·BLOCK` readable, aligned `f64`s, and the CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn f64_blocks(q: *const f64, identity: f64) -> [[f64; LANES]; F64_BLOCKS] {
-    use std::arch::x86_64::{_mm256_add_pd, _mm256_loadu_pd, _mm256_set1_pd, _mm256_storeu_pd};
+pub(super) unsafe fn f64_blocks(q: *const f64, identity: f64) -> [f64; F64_BLOCKS] {
+    use std::arch::x86_64::*;
     let mut acc = [_mm256_set1_pd(identity); 4 * F64_BLOCKS];
     for g in 0..BLOCK / LANES {
         for (k, quad) in acc.chunks_exact_mut(4).enumerate() {
@@ -72,14 +77,19 @@ pub(super) unsafe fn f64_blocks(q: *const f64, identity: f64) -> [[f64; LANES]; 
             }
         }
     }
-    let mut lanes = [[0f64; LANES]; F64_BLOCKS];
-    for (out, quad) in lanes.iter_mut().zip(acc.chunks_exact(4)) {
-        for (j, a) in quad.iter().enumerate() {
-            // SAFETY: each store writes 4 of the 16 doubles of `out`.
-            unsafe { _mm256_storeu_pd(out.as_mut_ptr().add(4 * j), *a) };
-        }
+    let mut sums = [0f64; F64_BLOCKS];
+    for (sum, quad) in sums.iter_mut().zip(acc.chunks_exact(4)) {
+        // lanes 0-3, 4-7, 8-11, 12-15 → 8 → 4 → 2 → 1
+        let (lo, hi) = (
+            _mm256_add_pd(quad[0], quad[2]),
+            _mm256_add_pd(quad[1], quad[3]),
+        );
+        let x = _mm256_add_pd(lo, hi);
+        let x = _mm_add_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd::<1>(x));
+        let x = _mm_add_sd(x, _mm_unpackhi_pd(x, x));
+        *sum = _mm_cvtsd_f64(x);
     }
-    lanes
+    sums
 }
 
 /// `acc[j] = (((acc[j] + r0[j]) + r1[j]) + r2[j]) + r3[j]` for `j < w`, with `rows` = [r0,

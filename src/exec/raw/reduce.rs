@@ -371,8 +371,8 @@ unsafe fn lanes_avx2<R: Reducer>(
 }
 
 /// Whole blocks of a plain float sum ([`Reducer::is_float_sum`]) through [`add_lanes`]: as
-/// many of the `count` blocks at `q` as its calls take, each block's lane tree pushed into
-/// `blocks` in order, the same bits as [`feed`]'s. Returns how many blocks it took (none when
+/// many of the `count` blocks at `q` as its calls take, each block's sum (its lanes and their
+/// tree) pushed into `blocks` in order, the same bits as [`feed`] and [`lane_tree`] give. Returns how many blocks it took (none when
 /// the reducer, its types or the CPU do not qualify).
 ///
 /// # Safety
@@ -399,12 +399,10 @@ unsafe fn float_sum_blocks<R: Reducer>(
                 // SAFETY: blocks b.. b + F32_BLOCKS are inside the caller's range; `In` is
                 // `f32` and the CPU has AVX2 (`PlainSum::of`).
                 let all = unsafe { add_lanes::f32_blocks(q.add(b * BLOCK) as *const f32, id) };
-                let Some(all) = (&all as &dyn Any).downcast_ref::<[[R::Acc; LANES]; F32_BLOCKS]>()
-                else {
+                let Some(all) = (&all as &dyn Any).downcast_ref::<[R::Acc; F32_BLOCKS]>() else {
                     break;
                 };
-                all.iter()
-                    .for_each(|lanes| blocks.push(r, lane_tree(r, lanes)));
+                all.iter().for_each(|&sum| blocks.push(r, sum));
                 b += F32_BLOCKS;
             }
         }
@@ -415,12 +413,10 @@ unsafe fn float_sum_blocks<R: Reducer>(
             while b + F64_BLOCKS <= count {
                 // SAFETY: as above, with `In` being `f64`.
                 let all = unsafe { add_lanes::f64_blocks(q.add(b * BLOCK) as *const f64, id) };
-                let Some(all) = (&all as &dyn Any).downcast_ref::<[[R::Acc; LANES]; F64_BLOCKS]>()
-                else {
+                let Some(all) = (&all as &dyn Any).downcast_ref::<[R::Acc; F64_BLOCKS]>() else {
                     break;
                 };
-                all.iter()
-                    .for_each(|lanes| blocks.push(r, lane_tree(r, lanes)));
+                all.iter().for_each(|&sum| blocks.push(r, sum));
                 b += F64_BLOCKS;
             }
         }
@@ -1128,4 +1124,80 @@ fn plan_ptr(plan: &TensorIterator, k: usize) -> *mut u8 {
         .array
         .as_ref()
         .map_or(std::ptr::null_mut(), |a| a.data_ptr() as *mut u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plain float sum of `T` (flagged for the explicit-vector loop).
+    struct PlainAdd<T>(std::marker::PhantomData<T>);
+    impl<T: Copy + Send + Sync + Default + std::ops::Add<Output = T> + 'static> Reducer
+        for PlainAdd<T>
+    {
+        type In = T;
+        type Acc = T;
+        fn identity(&self) -> T {
+            T::default()
+        }
+        fn lift(&self, x: T, _: usize) -> T {
+            x
+        }
+        fn combine(&self, a: T, b: T) -> T {
+            a + b
+        }
+        fn is_float_sum(&self) -> bool {
+            true
+        }
+    }
+
+    /// One block's sum by the generic loop's rule: lane `i mod 16`, then the lane tree.
+    fn block_sum<T: Copy + Default + std::ops::Add<Output = T>>(xs: &[T]) -> T {
+        let mut lanes = [T::default(); LANES];
+        for (i, &x) in xs.iter().enumerate() {
+            lanes[i % LANES] = lanes[i % LANES] + x;
+        }
+        let mut w = LANES / 2;
+        while w >= 1 {
+            for i in 0..w {
+                lanes[i] = lanes[i] + lanes[i + w];
+            }
+            w /= 2;
+        }
+        lanes[0]
+    }
+
+    /// Four blocks' sums through [`float_sum_blocks`], folded by the counter.
+    fn four_blocks<T>(xs: &[T]) -> (usize, T)
+    where
+        T: Copy + Send + Sync + Default + std::ops::Add<Output = T> + 'static,
+    {
+        let r = PlainAdd::<T>(std::marker::PhantomData);
+        let mut c: Counter<T, BLOCK_DEPTH> = Counter::new(T::default());
+        // SAFETY: `xs` holds 5 whole blocks.
+        let took = unsafe { float_sum_blocks(&r, &mut c, xs.as_ptr(), 5) };
+        (took, c.fold(&r))
+    }
+
+    /// The explicit-vector loop takes every whole group of blocks when the CPU has AVX2 (the
+    /// kernels' bit-for-bit test would also pass on the generic loop alone, so it is checked
+    /// here that the fast path runs), and its block sums are the generic loop's.
+    #[test]
+    fn plain_float_sums_take_the_explicit_loop() {
+        let xs: Vec<f32> = (0..5 * BLOCK)
+            .map(|i| (i as f32 * 0.37).sin() * 1e3)
+            .collect();
+        let ys: Vec<f64> = xs.iter().map(|&x| x as f64 * 1.1).collect();
+        let (t32, s32) = four_blocks(&xs);
+        let (t64, s64) = four_blocks(&ys);
+        let want = if wide() { 4 } else { 0 };
+        assert_eq!((t32, t64), (want, want));
+        if wide() {
+            let pairwise = |b: &dyn Fn(usize) -> f64| (b(0) + b(1)) + (b(2) + b(3));
+            let b64 = |k: usize| block_sum(&ys[k * BLOCK..(k + 1) * BLOCK]);
+            assert_eq!(s64, pairwise(&b64));
+            let b32 = |k: usize| block_sum(&xs[k * BLOCK..(k + 1) * BLOCK]);
+            assert_eq!(s32, (b32(0) + b32(1)) + (b32(2) + b32(3)));
+        }
+    }
 }
