@@ -334,6 +334,11 @@ pub const MAX_DIRECT_EDGE: usize = 2048;
 /// Edges of a direct tile over dims of sizes `n0` (the output's contiguous dim) and `n1`
 /// (the input's) with `width`-byte elements: both operands' tiles together in half of L2, a
 /// square when both dims are long, else the short dim whole and the other one longer.
+/// 4-byte elements over two long dims take half the square's rows and four times its
+/// columns instead: their kernel writes each output row of a tile in one run and reads each
+/// input line whole, so nothing is reused within a tile, and on the 2-core Zen 4 tiles of
+/// 128 × 1024 float32 (also 64 × 1024, 128 × 512, 256 × 1024) ran a 4096² / 2048 × 8192
+/// transpose copy at 61-68% of a same-size copy where 256 × 256 ran at 56-64%.
 pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
     let elements = (super::cache::sizes().l2 / 4 / width).max(DIRECT_EDGE_STEP * DIRECT_EDGE_STEP);
     let square = (elements.isqrt() / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP).max(DIRECT_EDGE_STEP);
@@ -345,6 +350,9 @@ pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
         (n0, n1.min(fill(n0)))
     } else if n1 <= square {
         (n0.min(fill(n1)), n1)
+    } else if width == 4 {
+        let rows = (square / 2 / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP).max(DIRECT_EDGE_STEP);
+        (rows, n1.min((square * 4).min(MAX_DIRECT_EDGE)))
     } else {
         (square, square)
     }
