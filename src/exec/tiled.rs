@@ -18,10 +18,10 @@
 //! When the kernel is a same-dtype copy (`copy_`, `contiguous()` of a permuted view) the
 //! walk packs nothing: it copies each tile itself, *directly* from input to output, through
 //! register transposes (see `raw::transpose`), with non-temporal stores when the output is
-//! larger than half the last-level cache (its lines are written whole and would only evict the
-//! input's). Direct tiles are sized from the machine's caches ([`super::cache`]): both
-//! operands' tiles together in half of L2, so that long runs of each operand are read and
-//! written per row.
+//! larger than a quarter of the last-level cache ([`stream_threshold`]: its lines are written
+//! whole and would only evict the input's). Direct tiles are sized from the machine's caches
+//! ([`super::cache`]): both operands' tiles together in half of L2, so that long runs of each
+//! operand are read and written per row.
 //!
 //! Only the visiting order changes, which is invisible in the results of elementwise plans:
 //! each element is computed once from the same inputs. Plans where the order can show are
