@@ -18,10 +18,10 @@
 //! When the kernel is a same-dtype copy (`copy_`, `contiguous()` of a permuted view) the
 //! walk packs nothing: it copies each tile itself, *directly* from input to output, through
 //! register transposes (see `raw::transpose`), with non-temporal stores when the output is
-//! larger than half the last-level cache (its lines are written whole and would only evict the
-//! input's). Direct tiles are sized from the machine's caches ([`super::cache`]): both
-//! operands' tiles together in half of L2, so that long runs of each operand are read and
-//! written per row.
+//! larger than a quarter of the last-level cache ([`stream_threshold`]: its lines are written
+//! whole and would only evict the input's). Direct tiles are sized from the machine's caches
+//! ([`super::cache`]): both operands' tiles together in half of L2, so that long runs of each
+//! operand are read and written per row.
 //!
 //! Only the visiting order changes, which is invisible in the results of elementwise plans:
 //! each element is computed once from the same inputs. Plans where the order can show are
@@ -160,12 +160,19 @@ pub const MAX_RUN_BYTES: usize = 256;
 /// permuting copy for NCHW <-> NHWC and the blocked conversions (dims 16-64 against 3136) and
 /// about even on 2-D transposes; the permuting copy wins on short dims and folded runs.
 const DIRECT_WALK_MIN_DIM: usize = 16;
+/// ... and the length (elements) one of the two must reach besides: where both are short
+/// (e.g. 108 against 42, 78 against 16, 19 against 51) the direct walk's tiles of two single
+/// dims are as short, and the permuting copy, which merges more dims into its rows and
+/// columns, ran 1.4-2.2x faster on the 2-core Zen 4 (float32, three of the bench's random
+/// permutations of 8M elements).
+const DIRECT_WALK_LONG_DIM: usize = 256;
 
 /// The permuting copy ([`super::permute`]) of a plan, when it is one: a same-dtype copy of
 /// elements of 4 or 8 bytes (or runs of at least 12 bytes of a dim contiguous in both),
 /// large enough, whose order may change, with output and input each contiguous along its
 /// fastest dim and those dims different, and one of them shorter than
-/// [`DIRECT_WALK_MIN_DIM`] unless a run is folded.
+/// [`DIRECT_WALK_MIN_DIM`] or both shorter than [`DIRECT_WALK_LONG_DIM`] unless a run is
+/// folded.
 pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
     if !is_direct_copy(plan) {
         return None;
@@ -183,10 +190,8 @@ pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
     if !(p.elem == 4 || p.elem == 8 || (12..=MAX_RUN_BYTES).contains(&p.elem)) {
         return None;
     }
-    if p.fold == 1
-        && p.rows.sizes[0] >= DIRECT_WALK_MIN_DIM
-        && p.cols.sizes[0] >= DIRECT_WALK_MIN_DIM
-    {
+    let (row, col) = (p.rows.sizes[0], p.cols.sizes[0]);
+    if p.fold == 1 && row.min(col) >= DIRECT_WALK_MIN_DIM && row.max(col) >= DIRECT_WALK_LONG_DIM {
         return None;
     }
     order_kept(plan).is_none().then_some(p)
@@ -312,11 +317,17 @@ fn choose_dyn(
     })
 }
 
-/// Output size (bytes) from which a direct walk streams its stores: half of the last-level
-/// cache (shared with the input and other cores), at least 4 L2s.
+/// Output size (bytes) from which a direct walk or a permuting copy streams its stores: a
+/// quarter of the last-level cache (input and output together take half of it, and it is
+/// shared with other cores), at least 4 L2s. A transposing copy writes each output line
+/// while many others are open, so a plain store's read of the line it writes is not
+/// prefetched as a contiguous copy's is: on the 2-core Zen 4 (32 MiB L3) NHWC -> NCHW of
+/// (B, 56, 56, 64) float32 ran at 32% / 48% / 19% of a same-size copy with plain stores at
+/// B = 10 / 12 / 14 and at 62% / 73% / 82% streamed, where B = 8 (6.4 MB of output) was
+/// still faster with plain stores (70% against 65%).
 pub fn stream_threshold() -> usize {
     let sizes = super::cache::sizes();
-    (sizes.l3 / 2).max(4 * sizes.l2)
+    (sizes.l3 / 4).max(4 * sizes.l2)
 }
 
 /// Granularity of direct tile edges (elements): 16 keeps every tile's output rows starting
@@ -328,6 +339,11 @@ pub const MAX_DIRECT_EDGE: usize = 2048;
 /// Edges of a direct tile over dims of sizes `n0` (the output's contiguous dim) and `n1`
 /// (the input's) with `width`-byte elements: both operands' tiles together in half of L2, a
 /// square when both dims are long, else the short dim whole and the other one longer.
+/// 4-byte elements over two long dims take half the square's rows and four times its
+/// columns instead: their kernel writes each output row of a tile in one run and reads each
+/// input line whole, so nothing is reused within a tile, and on the 2-core Zen 4 tiles of
+/// 128 × 1024 float32 (also 64 × 1024, 128 × 512, 256 × 1024) ran a 4096² / 2048 × 8192
+/// transpose copy at 61-68% of a same-size copy where 256 × 256 ran at 56-64%.
 pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
     let elements = (super::cache::sizes().l2 / 4 / width).max(DIRECT_EDGE_STEP * DIRECT_EDGE_STEP);
     let square = (elements.isqrt() / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP).max(DIRECT_EDGE_STEP);
@@ -339,6 +355,9 @@ pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
         (n0, n1.min(fill(n0)))
     } else if n1 <= square {
         (n0.min(fill(n1)), n1)
+    } else if width == 4 {
+        let rows = (square / 2 / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP).max(DIRECT_EDGE_STEP);
+        (rows, n1.min((square * 4).min(MAX_DIRECT_EDGE)))
     } else {
         (square, square)
     }
@@ -371,7 +390,7 @@ pub fn describe(plan: &TensorIterator) -> String {
             sizes.l2 >> 10,
             sizes.l3 >> 10,
             if p.stream {
-                "non-temporal stores (the output is larger than half of L3)"
+                "non-temporal stores (the output is larger than a quarter of L3)"
             } else {
                 "ordinary stores"
             }
@@ -417,7 +436,7 @@ pub fn describe(plan: &TensorIterator) -> String {
                         ""
                     },
                     if t.stream {
-                        "non-temporal stores (the output is larger than half of L3)"
+                        "non-temporal stores (the output is larger than a quarter of L3)"
                     } else {
                         "ordinary stores"
                     }

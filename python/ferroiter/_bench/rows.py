@@ -175,11 +175,26 @@ def memory_rows(s: Sizes) -> list[Row]:
     return rows
 
 
+#: torch's and ferroiter's CPU allocators start every array on a 64-byte cache line.
+LINE = 64
+
+
+def _line_aligned(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """A copy of `a` starting on a cache line, as `.contiguous()` in torch or ferroiter
+    allocates it (numpy's large arrays start 16 bytes past a page: every output line of a
+    transposing copy would straddle two lines, which `.contiguous()` never sees)."""
+    raw = np.empty(a.nbytes + LINE, np.uint8)
+    skip = -raw.ctypes.data % LINE
+    out: np.ndarray[Any, Any] = raw[skip : skip + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
+
+
 def _permuted_copy(shape: tuple[int, ...], perm: tuple[int, ...]) -> Case:
     """src (contiguous, `shape`) permuted by `perm`, copied into a contiguous array: the
     same work as `.contiguous()` on the permuted view, without the allocation."""
-    src = _rng().random(shape, dtype=np.float32)
-    dst = np.zeros(tuple(shape[p] for p in perm), np.float32)
+    src = _line_aligned(_rng().random(shape, dtype=np.float32))
+    dst = _line_aligned(np.zeros(tuple(shape[p] for p in perm), np.float32))
     v = _shared(src, dst)
     (fs, fd), (ns, nd) = v["ferroiter"], v["numpy"]
     fview = fs.permute(*perm)

@@ -28,6 +28,8 @@ pub(crate) mod gemm;
 pub(crate) mod job;
 mod lanes;
 pub(crate) mod lines;
+#[cfg(target_arch = "x86_64")]
+mod lines512;
 mod loops;
 mod pack;
 mod permute;

@@ -241,84 +241,26 @@ unsafe fn tile_avx2<const L: usize>(
     }
 }
 
-/// [`tile_avx2`] for 4-byte elements with AVX-512: 16 × 16 register transposes, each input
-/// row read and each output column written one 64-byte line per step.
+/// [`tile_avx2`] for 4-byte elements with AVX-512: 16 × 16 register transposes, output row
+/// by output row, each input row read and each output column written one 64-byte line per
+/// block, the tile's edges masked ([`super::lines512`]).
 ///
 /// # Safety
 /// As for [`tile_runs`] with `e = 4`; the CPU has AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn tile_avx512_4(s: *const u8, rows: &[isize], d: *mut u8, cols: &[isize], stream: bool) {
-    use std::arch::x86_64::*;
-    let (nr, nc) = (rows.len(), cols.len());
-    let (full_r, full_c) = (nr - nr % 16, nc - nc % 16);
     let aligned = stream && (d as usize).is_multiple_of(64) && cols.iter().all(|&c| c % 64 == 0);
-    let mut ptr = [s; 16];
-    for r in (0..full_r).step_by(16) {
-        for q in 0..16 {
-            ptr[q] = s.wrapping_offset(rows[r + q]);
-        }
-        for c in (0..full_c).step_by(16) {
-            let mut x = [_mm512_setzero_ps(); 16];
-            for q in 0..16 {
-                // SAFETY: row r+q, columns c..c+16: inside the tile.
-                x[q] = unsafe { _mm512_loadu_ps(ptr[q].wrapping_add(c * 4) as *const f32) };
-            }
-            let y = transpose16(x);
-            for q in 0..16 {
-                let out = d.wrapping_offset(cols[c + q]).wrapping_add(r * 4) as *mut f32;
-                // SAFETY: output column c+q, rows r..r+16: inside the tile; 64-byte aligned
-                // when streaming (`r·4` is a multiple of 64).
-                unsafe {
-                    if aligned {
-                        _mm512_stream_ps(out, y[q]);
-                    } else {
-                        _mm512_storeu_ps(out, y[q]);
-                    }
-                }
-            }
-        }
-    }
-    // SAFETY: sub-tiles of the tile.
+    // SAFETY: element (r, c) at `s + rows[r] + 4c` and `d + 4r + cols[c]`: the caller's
+    // guarantees, which are `lines512::copy_tile`'s.
     unsafe {
-        tile_runs(s, &rows[..full_r], d, cols, 0, full_c, 4);
-        tile_runs(s, rows, d, cols, full_r, 0, 4);
+        super::lines512::copy_tile(
+            |r| s.wrapping_offset(rows[r]),
+            |c| d.wrapping_offset(cols[c]),
+            (rows.len(), cols.len()),
+            aligned,
+        )
     }
-}
-
-/// Transposes the 16 × 16 block of 32-bit lanes in `x` (row q in `x[q]`). Lanes are only
-/// moved.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn transpose16(x: [std::arch::x86_64::__m512; 16]) -> [std::arch::x86_64::__m512; 16] {
-    use std::arch::x86_64::*;
-    // pairs of rows interleaved within each 128-bit lane
-    let mut t = [_mm512_setzero_ps(); 16];
-    for i in 0..8 {
-        t[2 * i] = _mm512_unpacklo_ps(x[2 * i], x[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(x[2 * i], x[2 * i + 1]);
-    }
-    // u[4i + j], lane L: rows 4i..4i+4 of column 4L + j
-    let mut u = [_mm512_setzero_ps(); 16];
-    for i in 0..4 {
-        u[4 * i] = _mm512_shuffle_ps::<0x44>(t[4 * i], t[4 * i + 2]);
-        u[4 * i + 1] = _mm512_shuffle_ps::<0xEE>(t[4 * i], t[4 * i + 2]);
-        u[4 * i + 2] = _mm512_shuffle_ps::<0x44>(t[4 * i + 1], t[4 * i + 3]);
-        u[4 * i + 3] = _mm512_shuffle_ps::<0xEE>(t[4 * i + 1], t[4 * i + 3]);
-    }
-    // column 4L + j: lane L of u[j], u[4 + j], u[8 + j], u[12 + j]
-    let mut y = [_mm512_setzero_ps(); 16];
-    for j in 0..4 {
-        let a01 = _mm512_shuffle_f32x4::<0x44>(u[j], u[4 + j]);
-        let a23 = _mm512_shuffle_f32x4::<0xEE>(u[j], u[4 + j]);
-        let b01 = _mm512_shuffle_f32x4::<0x44>(u[8 + j], u[12 + j]);
-        let b23 = _mm512_shuffle_f32x4::<0xEE>(u[8 + j], u[12 + j]);
-        y[j] = _mm512_shuffle_f32x4::<0x88>(a01, b01);
-        y[4 + j] = _mm512_shuffle_f32x4::<0xDD>(a01, b01);
-        y[8 + j] = _mm512_shuffle_f32x4::<0x88>(a23, b23);
-        y[12 + j] = _mm512_shuffle_f32x4::<0xDD>(a23, b23);
-    }
-    y
 }
 
 #[cfg(test)]

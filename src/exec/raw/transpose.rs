@@ -8,6 +8,8 @@
 //! are not aligned to their size (a folded walk's runs of several plan elements). Raw memory: see the invariants in
 //! [`super`].
 
+#[cfg(target_arch = "x86_64")]
+use super::lines512;
 use super::pack;
 use super::Block;
 
@@ -29,6 +31,9 @@ pub(crate) fn copy_tile(blk: &Block, width: usize, stream: bool) {
         // kernels want (unaligned accesses only); the features they need are checked here.
         unsafe {
             match width {
+                4 if std::arch::is_x86_feature_detected!("avx512f") => {
+                    lines_avx512_4(src, s0, dst, d1, (n0, n1), stream)
+                }
                 4 if super::wide() => lines_avx2::<8>(src, s0, dst, d1, (n0, n1), stream),
                 8 if super::wide() => lines_avx2::<4>(src, s0, dst, d1, (n0, n1), stream),
                 2 => lines_u16_sse2(src, s0, dst, d1, (n0, n1), stream),
@@ -197,6 +202,35 @@ unsafe fn lines_avx2<const L: usize>(
     unsafe {
         fringe(src, sr, dst, dc, (0, full_r), (full_c, nc), size);
         fringe(src, sr, dst, dc, (full_r, nr), (0, nc), size);
+    }
+}
+
+/// [`lines_avx2`] for 4-byte elements with AVX-512: 16 × 16 blocks, output row by output
+/// row, the edges masked ([`lines512`]).
+///
+/// # Safety
+/// As for [`lines_avx2`], with AVX-512F instead of AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn lines_avx512_4(
+    src: *const u8,
+    sr: isize,
+    dst: *mut u8,
+    dc: isize,
+    (nr, nc): (usize, usize),
+    stream: bool,
+) {
+    // full output runs start at `dst + c·dc + 64k`
+    let stream = stream && (dst as usize).is_multiple_of(64) && dc % 64 == 0;
+    // SAFETY: element (r, c) at `src + r·sr + 4c` and `dst + 4r + c·dc` for r < nr, c < nc:
+    // the caller's guarantees, which are `lines512::copy_tile`'s.
+    unsafe {
+        lines512::copy_tile(
+            |r| src.wrapping_offset(r as isize * sr),
+            |c| dst.wrapping_offset(c as isize * dc),
+            (nr, nc),
+            stream,
+        )
     }
 }
 
@@ -369,6 +403,46 @@ mod tests {
             written, inside,
             "{n0}x{n1} width {width}: writes outside the tile"
         );
+    }
+
+    /// The AVX2 line kernel of 4-byte elements, which CPUs with AVX-512 no longer take
+    /// through [`copy_tile`]: sizes around its 16 × 8 steps, streamed and not.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_lines_of_4_byte_elements_match_the_naive_loop() {
+        if !super::super::wide() {
+            return;
+        }
+        for nr in [1usize, 15, 16, 17, 33] {
+            for nc in [1usize, 7, 8, 9, 17] {
+                for stream in [false, true] {
+                    let sr = nc + 3;
+                    let src: Vec<u32> = (0..nr * sr).map(|i| i as u32 + 1).collect();
+                    let dc = nr.next_multiple_of(16);
+                    let mut buf = vec![0u32; dc * nc + 16];
+                    let skip = (buf.as_ptr() as usize).wrapping_neg() % 64 / 4;
+                    let dst = buf[skip..].as_mut_ptr() as *mut u8;
+                    // SAFETY: element (r, c) at `src + 4(r·sr + c)` and `dst + 4(r + c·dc)`,
+                    // inside both buffers for r < nr, c < nc; AVX2 checked above.
+                    unsafe {
+                        lines_avx2::<8>(
+                            src.as_ptr() as *const u8,
+                            4 * sr as isize,
+                            dst,
+                            4 * dc as isize,
+                            (nr, nc),
+                            stream,
+                        )
+                    };
+                    fence();
+                    for r in 0..nr {
+                        for c in 0..nc {
+                            assert_eq!(buf[skip + c * dc + r], src[r * sr + c], "{nr}x{nc}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
