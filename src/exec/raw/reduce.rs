@@ -428,7 +428,8 @@ unsafe fn float_sum_blocks<R: Reducer>(
 }
 
 /// One output's reduction over the positions `[n0, n1)` (whole blocks but for the last):
-/// blocks of lanes into a counter, folded.
+/// blocks of lanes into a counter, folded. With `side_by_side` (an input the cache holds),
+/// whole contiguous blocks of a plain float sum go through [`float_sum_blocks`].
 ///
 /// # Safety
 /// `base` plus the reduced dims' offsets must address readable, aligned `R::In`s.
@@ -438,6 +439,7 @@ unsafe fn reduce_range<R: Reducer>(
     base: *const u8,
     n0: usize,
     n1: usize,
+    side_by_side: bool,
 ) -> R::Acc {
     let mut lanes = [r.identity(); LANES];
     let mut fill = 0usize;
@@ -459,7 +461,7 @@ unsafe fn reduce_range<R: Reducer>(
         }
         let mut i = 0;
         while i < len {
-            if contiguous && fill == 0 && len - i >= BLOCK {
+            if side_by_side && contiguous && fill == 0 && len - i >= BLOCK {
                 let q = p.wrapping_offset(i as isize * s0) as *const R::In;
                 // SAFETY: the run's elements are inside the input (the caller's guarantee).
                 let took = unsafe { float_sum_blocks(r, &mut blocks, q, (len - i) / BLOCK) };
@@ -1017,6 +1019,8 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
         }
     };
     let reduced = &geo.reduced;
+    // whole blocks side by side (add_lanes) only for an input the last-level cache holds
+    let side_by_side = outputs * n * size_of::<R::In>() <= crate::exec::cache::sizes().l3;
     match col_dim {
         None => {
             let units = outputs * nchunks;
@@ -1029,7 +1033,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
                     let base = in_base.get().wrapping_offset(i) as *const u8;
                     // SAFETY: the plan's guarantee: the kept index and the reduced dims address
                     // input elements.
-                    let acc = unsafe { reduce_range(r, reduced, base, n0, n1) };
+                    let acc = unsafe { reduce_range(r, reduced, base, n0, n1, side_by_side) };
                     emit(id, c, acc);
                 }
             })?;
