@@ -16,7 +16,9 @@
 //! the loops do the same per-lane operations as the baseline ones. Every path below computes
 //! this same tree: a reduction along the fastest dim feeds the lanes from contiguous rows; a
 //! reduction along an outer dim streams input rows in memory order into 16 rows of lanes, one
-//! column per output, vectorized across the outputs.
+//! column per output, vectorized across the outputs. Plain float32/float64 sums do the same
+//! additions in explicit AVX2 registers ([`super::add_lanes`]): whole blocks several at a
+//! time when the input fits the last-level cache, and the outer path's 4-row groups.
 
 use super::add_lanes::{self, F32_BLOCKS, F64_BLOCKS};
 use super::{get, put, wide, SendPtr};
