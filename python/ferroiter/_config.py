@@ -14,6 +14,16 @@ def thread_count_source() -> str:
     return _ferroiter._num_threads_source()
 
 
+def _capability_text(build: dict[str, object]) -> str:
+    """The vector level the kernels run, and why when it is below the CPU's."""
+    used, cpu = build["cpu_capability"], build["cpu_capability_detected"]
+    if used != cpu:
+        return f"{used} (FERROITER_CPU_CAPABILITY; the CPU runs {cpu})"
+    if used == "default":
+        return "default (no AVX2 with FMA and F16C on this CPU)"
+    return str(used)
+
+
 def config() -> dict[str, object]:
     """The facts `show_config` prints, as a dict (for programs and tests)."""
     build = _ferroiter._build_info()
@@ -22,7 +32,7 @@ def config() -> dict[str, object]:
         "build profile": build["profile"],
         "target": f"{build['target_arch']}-{build['target_os']}",
         "SIMD level detected": build["simd_level"],
-        "AVX2 kernels": "on" if build["kernels_avx2"] else "off (the CPU lacks AVX2, FMA or F16C)",
+        "CPU capability used": _capability_text(build),
         "threads": _ferroiter.get_num_threads(),
         "threads from": thread_count_source(),
         "CPU cores": os.cpu_count(),

@@ -7,6 +7,7 @@
 
 pub mod cache;
 pub mod chunks;
+pub mod cpu;
 mod explain;
 mod for_each;
 mod inner_loop;

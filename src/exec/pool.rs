@@ -4,7 +4,10 @@
 //! - **Ready between loops.** After a loop a worker spins for [`SPIN`] (the first
 //!   [`BUSY_SPIN`] of it without yielding its core, then yielding it), then parks on a condition variable. A new loop bumps an
 //!   epoch counter: spinning workers see it at once; parked ones are woken by one
-//!   `notify_all` (one wake reaches all), and only when some worker is parked.
+//!   `notify_all` (one wake reaches all), and only when some worker is parked. A loop of
+//!   fewer chunks than threads is joined only by as many workers as it has chunks besides
+//!   the caller's: the others go on waiting, so a 2-chunk loop at 16 threads does not have
+//!   15 workers contending for its job and its claim counter.
 //! - **The calling thread takes part.** It claims chunks like a worker ([`raw::job`]), so a
 //!   loop never waits for a worker to wake before work starts, and returns when every chunk is
 //!   done.
@@ -31,7 +34,7 @@
 use super::raw::job::{self, Job};
 use crate::error::{Error, Result};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 pub use crate::settings::{get_num_threads, set_num_threads};
@@ -52,8 +55,12 @@ pub const BUSY_SPIN: Duration = Duration::from_micros(50);
 struct Shared {
     /// Bumped for each loop (and at shutdown): a worker runs when it sees a new value.
     epoch: AtomicU64,
-    /// The loop in progress (or the last one; its chunks are then all claimed).
-    job: Mutex<Option<Arc<Job>>>,
+    /// The loop in progress (or the last one; its chunks are then all claimed). Workers only
+    /// read it, concurrently.
+    job: RwLock<Option<Arc<Job>>>,
+    /// How many workers the loop in progress wants (its chunks less the caller's): worker
+    /// `i` (numbered from 1) joins when `i <= helpers`. Written before the epoch is bumped.
+    helpers: AtomicUsize,
     /// Workers parked on `wake` (a loop notifies only when some are).
     sleepers: AtomicUsize,
     park: Mutex<()>,
@@ -75,7 +82,8 @@ impl Pool {
     fn new(threads: usize) -> Pool {
         let shared = Arc::new(Shared {
             epoch: AtomicU64::new(0),
-            job: Mutex::new(None),
+            job: RwLock::new(None),
+            helpers: AtomicUsize::new(0),
             sleepers: AtomicUsize::new(0),
             park: Mutex::new(()),
             wake: Condvar::new(),
@@ -85,7 +93,7 @@ impl Pool {
             let for_worker = shared.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("ferroiter-{i}"))
-                .spawn(move || worker(&for_worker));
+                .spawn(move || worker(&for_worker, i));
             if spawned.is_err() {
                 // Fewer workers only means fewer hands: the caller runs what they leave.
                 break;
@@ -99,10 +107,14 @@ impl Pool {
         }
     }
 
-    /// Hands `job` to the workers: publish it, bump the epoch, wake parked workers.
-    fn publish(&self, job: &Arc<Job>) {
+    /// Hands `job` (of `count` chunks) to the workers it needs: publish it, bump the epoch,
+    /// wake parked workers.
+    fn publish(&self, job: &Arc<Job>, count: usize) {
         let shared = &self.shared;
-        *lock(&shared.job) = Some(job.clone());
+        *write(&shared.job) = Some(job.clone());
+        shared
+            .helpers
+            .store(count.min(self.threads) - 1, Ordering::SeqCst);
         shared.epoch.fetch_add(1, Ordering::SeqCst);
         // A worker about to park counts itself in `sleepers` before it checks the epoch (both
         // SeqCst), so either it sees the new epoch or we see it counted and notify; taking
@@ -124,15 +136,19 @@ impl Drop for Pool {
     }
 }
 
-/// A worker: wait for a new epoch (spin, then park), run chunks of the job, repeat.
-fn worker(shared: &Shared) {
+/// Worker `index` (from 1): wait for a new epoch (spin, then park), run chunks of the job
+/// when the loop wants this many workers, repeat.
+fn worker(shared: &Shared, index: usize) {
     let mut seen = shared.epoch.load(Ordering::Acquire);
     loop {
         seen = wait_for_epoch(shared, seen);
         if shared.shutdown.load(Ordering::Acquire) {
             return;
         }
-        let job = lock(&shared.job).clone();
+        if index > shared.helpers.load(Ordering::Acquire) {
+            continue;
+        }
+        let job = read(&shared.job).clone();
         if let Some(job) = job {
             job.help();
         }
@@ -178,6 +194,16 @@ fn wait_for_epoch(shared: &Shared, seen: u64) -> u64 {
 /// Locks a mutex whose data stays valid if a holder panicked.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Reads a lock whose data stays valid if a writer panicked.
+fn read<T>(m: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    m.read().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Writes a lock whose data stays valid if a writer panicked.
+fn write<T>(m: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    m.write().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The process-wide pool, built on first use.
@@ -236,8 +262,8 @@ pub fn parallel_for(count: usize, threads: usize, f: &(dyn Fn(usize) + Sync)) ->
     let busy = pool.as_ref().and_then(|p| p.busy.try_lock().ok());
     let outcome = match (&pool, busy) {
         (Some(pool), Some(_busy)) => {
-            let outcome = job::run(count, f, |job| pool.publish(job));
-            *lock(&pool.shared.job) = None;
+            let outcome = job::run(count, f, |job| pool.publish(job, count));
+            *write(&pool.shared.job) = None;
             outcome
         }
         _ => job::run_serial(count, f),
@@ -265,6 +291,26 @@ mod tests {
             for count in [0, 1, 2, 3, 7, 8, 64] {
                 assert_eq!(hits(count, threads), vec![1; count], "{count} on {threads}");
             }
+        }
+    }
+
+    #[test]
+    fn a_loop_is_joined_only_by_the_workers_it_needs() {
+        let caller = std::thread::current().name().map(str::to_owned);
+        let names = Mutex::new(std::collections::HashSet::new());
+        for _ in 0..200 {
+            parallel_for(2, 8, &|_| {
+                let name = std::thread::current().name().map(str::to_owned);
+                lock(&names).insert(name);
+            })
+            .unwrap();
+        }
+        let allowed = [caller, Some("ferroiter-1".to_owned())];
+        for name in lock(&names).iter() {
+            assert!(
+                allowed.contains(name),
+                "{name:?} ran a chunk of a 2-chunk loop"
+            );
         }
     }
 

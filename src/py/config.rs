@@ -32,20 +32,6 @@ fn detected_simd_level() -> &'static str {
     }
 }
 
-/// Whether the kernels run their AVX2 loops here (they need AVX2, FMA and F16C together).
-fn kernels_use_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma")
-            && std::arch::is_x86_feature_detected!("f16c")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// `_simd_level()`: "avx512f", "avx2", "sse2", "neon" or "scalar".
 #[pyfunction]
 fn _simd_level() -> &'static str {
@@ -75,7 +61,12 @@ fn _build_info(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     d.set_item("target_arch", std::env::consts::ARCH)?;
     d.set_item("target_os", std::env::consts::OS)?;
     d.set_item("simd_level", detected_simd_level())?;
-    d.set_item("kernels_avx2", kernels_use_avx2())?;
+    d.set_item("kernels_avx2", crate::exec::cpu::avx2())?;
+    d.set_item("cpu_capability", crate::exec::cpu::capability().name())?;
+    d.set_item(
+        "cpu_capability_detected",
+        crate::exec::cpu::detected().name(),
+    )?;
     d.set_item("cache_enabled", crate::storage::buffer_cache::enabled())?;
     d.set_item(
         "cache_held_bytes",

@@ -1,13 +1,13 @@
 //! `out = f(a)` over a block, computed `N` lanes at a time by a [`LaneMap`] (the vector math
 //! kernels), in the widest copy the CPU runs: AVX-512, AVX2+FMA or the baseline build, chosen
-//! at run time (the wheel stays portable). Every path — contiguous rows, their tails, a
+//! at run time by [`crate::exec::cpu`] (the wheel stays portable). Every path — contiguous rows, their tails, a
 //! broadcast scalar, strided rows — feeds the same lane function, so a value's result never
 //! depends on where it sits. Raw memory: see the invariants in [`super`].
 
 use super::{get, put, Block};
+use crate::exec::cpu::{capability, Capability};
 use crate::exec::InnerLoop;
 use std::mem::size_of;
-use std::sync::OnceLock;
 
 /// A function of `N` lanes at a time: branch-free per-lane code over arrays, which LLVM
 /// compiles to vector instructions of whatever width the copy it is inlined into allows.
@@ -17,31 +17,6 @@ pub(crate) trait LaneMap<const N: usize>: Copy + Send + Sync {
     /// The function on `N` lanes. Implementations are `#[inline(always)]` so that they
     /// compile into each copy of [`lanes_row`] with that copy's CPU features.
     fn block(&self, x: [Self::In; N]) -> [Self::Out; N];
-}
-
-/// The widest instruction set this CPU runs, detected once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Level {
-    Baseline,
-    Avx2,
-    Avx512,
-}
-
-fn level() -> Level {
-    static LEVEL: OnceLock<Level> = OnceLock::new();
-    *LEVEL.get_or_init(|| {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::is_x86_feature_detected as has;
-            if has!("avx512f") && has!("avx2") && has!("fma") {
-                return Level::Avx512;
-            }
-            if has!("avx2") && has!("fma") {
-                return Level::Avx2;
-            }
-        }
-        Level::Baseline
-    })
 }
 
 /// `o[i] = k(a[i])` for `i < n`, `N` lanes at a time; the last partial block is padded with
@@ -124,13 +99,13 @@ unsafe fn lanes_row_widest<const N: usize, K: LaneMap<N>>(
     a: *const K::In,
     n: usize,
 ) {
-    match level() {
-        // SAFETY: the caller's guarantees, and `level()` detected the features.
+    match capability() {
+        // SAFETY: the caller's guarantees, and `capability()` detected the features.
         #[cfg(target_arch = "x86_64")]
-        Level::Avx512 => unsafe { lanes_row_avx512(k, o, a, n) },
+        Capability::Avx512 => unsafe { lanes_row_avx512(k, o, a, n) },
         // SAFETY: as above.
         #[cfg(target_arch = "x86_64")]
-        Level::Avx2 => unsafe { lanes_row_avx2(k, o, a, n) },
+        Capability::Avx2 => unsafe { lanes_row_avx2(k, o, a, n) },
         // SAFETY: guaranteed by the caller.
         _ => unsafe { lanes_row(k, o, a, n) },
     }

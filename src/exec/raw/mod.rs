@@ -166,19 +166,10 @@ unsafe fn put<T: Copy>(p: *mut u8, i: usize, s: isize, v: T) {
     unsafe { (p.wrapping_offset(i as isize * s) as *mut T).write(v) }
 }
 
-/// Whether this CPU runs the AVX2 copy of the contiguous loops ([`row_avx2`]). The wheel is
-/// built for the baseline x86-64 (SSE2) so that it runs everywhere; the check is a cached
-/// atomic load, made once per block.
+/// Whether the AVX2 copies of the loops ([`row_avx2`] and the explicit AVX2 kernels) run:
+/// the CPU has AVX2, FMA and F16C and `FERROITER_CPU_CAPABILITY` allows them
+/// ([`crate::exec::cpu`]). A cached load, made once per block.
 #[inline]
 pub(crate) fn wide() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma")
-            && std::arch::is_x86_feature_detected!("f16c")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    crate::exec::cpu::avx2()
 }

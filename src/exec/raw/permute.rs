@@ -20,7 +20,7 @@ enum Kernel {
 fn kernel(elem: usize) -> Kernel {
     #[cfg(target_arch = "x86_64")]
     {
-        if elem == 4 && std::arch::is_x86_feature_detected!("avx512f") {
+        if elem == 4 && crate::exec::cpu::avx512() {
             return Kernel::Avx512x4;
         }
         if super::wide() {

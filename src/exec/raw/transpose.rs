@@ -31,7 +31,7 @@ pub(crate) fn copy_tile(blk: &Block, width: usize, stream: bool) {
         // kernels want (unaligned accesses only); the features they need are checked here.
         unsafe {
             match width {
-                4 if std::arch::is_x86_feature_detected!("avx512f") => {
+                4 if crate::exec::cpu::avx512() => {
                     lines_avx512_4(src, s0, dst, d1, (n0, n1), stream)
                 }
                 4 if super::wide() => lines_avx2::<8>(src, s0, dst, d1, (n0, n1), stream),

@@ -5,7 +5,7 @@
 //! block applies one to `N` lanes in a loop LLVM vectorizes, and `exec::raw::map1_lanes` runs
 //! the blocks in the AVX-512, AVX2 or baseline copy this CPU has.
 //!
-//! float32 `sigmoid`, `log` and `log1p` compute in f32 itself where their arguments allow
+//! float32 `exp`, `sigmoid`, `log` and `log1p` compute in f32 itself where their arguments allow
 //! ([`single`]: 16 lanes a register, error terms carried; within 1 ulp). The other float32
 //! functions, and those three elsewhere, compute in f64 with shorter polynomials (`LITE`):
 //! relative error below 1e-11 before the one rounding to f32, so results are correctly
@@ -85,13 +85,14 @@ fn apply<const F: u8, const LITE: bool, const N: usize>(x: [f64; N]) -> [f64; N]
 
 /// Whether `F` has a float32 kernel computed in f32 itself ([`single`]).
 const fn has_single(f: u8) -> bool {
-    matches!(f, func::SIGMOID | func::LOG | func::LOG1P)
+    matches!(f, func::EXP | func::SIGMOID | func::LOG | func::LOG1P)
 }
 
 /// Whether `x` lies in the domain of `F`'s f32 kernel.
 #[inline(always)]
 fn single_domain<const F: u8>(x: f32) -> bool {
     match F {
+        func::EXP => single::exp_fast_domain(x),
         func::SIGMOID => single::sigmoid_fast_domain(x),
         func::LOG => single::log_fast_domain(x),
         func::LOG1P => single::log1p_fast_domain(x),
@@ -103,6 +104,7 @@ fn single_domain<const F: u8>(x: f32) -> bool {
 #[inline(always)]
 fn single_eval<const F: u8>(x: f32) -> f32 {
     match F {
+        func::EXP => single::exp(x),
         func::SIGMOID => single::sigmoid(x),
         func::LOG => single::log(x),
         func::LOG1P => single::log1p(x),

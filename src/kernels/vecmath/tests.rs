@@ -305,7 +305,8 @@ fn float32_single_kernels_sweep() {
         fn(f32) -> f32,
         fn(f64) -> f64,
     );
-    let cases: [Single; 3] = [
+    let cases: [Single; 4] = [
+        ("exp", single::exp_fast_domain, single::exp, f64::exp),
         (
             "sigmoid",
             single::sigmoid_fast_domain,

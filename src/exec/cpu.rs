@@ -1,0 +1,117 @@
+//! Which vector instructions the kernels use: the widest level this CPU runs, detected once,
+//! unless `FERROITER_CPU_CAPABILITY` asks for less (torch's `ATEN_CPU_CAPABILITY`, with the
+//! same values: `default`, `avx2`, `avx512`). The wheel is built for baseline x86-64, so every
+//! wider loop is a copy compiled for its level and chosen here at run time; pinning a lower
+//! level shows what a CPU without the wider instructions would run (results are the same bits
+//! on every level: the tests compare them) and isolates a slow path on an unfamiliar CPU.
+//!
+//! A value that names no level is ignored with a warning on stderr; one above what the CPU
+//! runs is capped at what it runs (torch does both alike).
+#![forbid(unsafe_code)]
+
+use std::sync::OnceLock;
+
+/// A level of vector instructions, lowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Capability {
+    /// The baseline build (SSE2 on x86-64): no run-time choice.
+    Default,
+    /// AVX2 with FMA and F16C, which every AVX2 CPU has.
+    Avx2,
+    /// AVX-512 Foundation, on top of [`Capability::Avx2`].
+    Avx512,
+}
+
+impl Capability {
+    /// The name `FERROITER_CPU_CAPABILITY` takes, and a configuration report shows.
+    pub fn name(self) -> &'static str {
+        match self {
+            Capability::Default => "default",
+            Capability::Avx2 => "avx2",
+            Capability::Avx512 => "avx512",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Capability> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "default" => Some(Capability::Default),
+            "avx2" => Some(Capability::Avx2),
+            "avx512" => Some(Capability::Avx512),
+            _ => None,
+        }
+    }
+}
+
+/// The widest level this CPU runs.
+pub fn detected() -> Capability {
+    static DETECTED: OnceLock<Capability> = OnceLock::new();
+    *DETECTED.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx2") && has!("fma") && has!("f16c") {
+                return if has!("avx512f") {
+                    Capability::Avx512
+                } else {
+                    Capability::Avx2
+                };
+            }
+        }
+        Capability::Default
+    })
+}
+
+/// The level the kernels use: [`detected`], capped by `FERROITER_CPU_CAPABILITY` when set.
+/// Read once per process (a cached load afterwards, cheap enough for every block).
+pub fn capability() -> Capability {
+    static USED: OnceLock<Capability> = OnceLock::new();
+    *USED.get_or_init(|| {
+        let cpu = detected();
+        match std::env::var("FERROITER_CPU_CAPABILITY") {
+            Err(_) => cpu,
+            Ok(text) => match Capability::parse(&text) {
+                Some(asked) => asked.min(cpu),
+                None => {
+                    eprintln!(
+                        "ferroiter: ignoring FERROITER_CPU_CAPABILITY={text:?} (not one of \
+                         default, avx2, avx512); using {}",
+                        cpu.name()
+                    );
+                    cpu
+                }
+            },
+        }
+    })
+}
+
+/// Whether the kernels may run their AVX2 (with FMA and F16C) copies.
+#[inline]
+pub fn avx2() -> bool {
+    capability() >= Capability::Avx2
+}
+
+/// Whether the kernels may run their AVX-512 copies.
+#[inline]
+pub fn avx512() -> bool {
+    capability() >= Capability::Avx512
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_and_levels_are_ordered() {
+        for c in [Capability::Default, Capability::Avx2, Capability::Avx512] {
+            assert_eq!(Capability::parse(c.name()), Some(c));
+            assert_eq!(
+                Capability::parse(&format!(" {} ", c.name().to_uppercase())),
+                Some(c)
+            );
+        }
+        assert_eq!(Capability::parse("avx512f"), None);
+        assert_eq!(Capability::parse(""), None);
+        assert!(Capability::Default < Capability::Avx2 && Capability::Avx2 < Capability::Avx512);
+        assert!(capability() <= detected());
+    }
+}
