@@ -195,11 +195,13 @@ impl Array {
     /// copy surely writes all of it before anything reads it (see
     /// [`Storage::alloc_kernel_output`] for why that is sound): `self` dense, neither side
     /// blocked, and the output taking `self`'s strides (the copy's walk then visits both in
-    /// memory order and never reads the output), or a same-dtype conversion to, from or
-    /// between blocked formats that writes every byte ([`Array::unzeroed_for_blocked_copy`]).
-    /// A large clone or conversion otherwise zeroes its output in one serial pass before
-    /// copying into it: on a 16-core Xeon that pass held NCHW <-> nChw16c of (16, 64, 56, 56)
-    /// float32 at about 20 GB/s at every thread count.
+    /// memory order and never reads the output), a same-dtype copy of any strided `self`
+    /// into a dense format ([`Array::unzeroed_for_strided_copy`]), or a same-dtype conversion
+    /// to, from or between blocked formats that writes every byte
+    /// ([`Array::unzeroed_for_blocked_copy`]). A large clone or conversion otherwise zeroes
+    /// its output in one serial pass before the parallel copy: on the 16-core Xeon, NCHW <->
+    /// nChw16c of (16, 64, 56, 56) float32 stayed near 20 GB/s at every thread count, as a
+    /// single-core memset of the 12.8 MB output followed by the copy would.
     pub(crate) fn empty_like_for_copy(
         &self,
         dtype: Option<DType>,
@@ -222,11 +224,30 @@ impl Array {
             );
         }
         if dtype.is_none_or(|d| d == self.dtype) {
-            if let Some(out) = self.unzeroed_for_blocked_copy(format) {
+            let unzeroed = if self.blocking.is_none() && format.blocked().is_none() {
+                self.unzeroed_for_strided_copy(format)
+            } else {
+                self.unzeroed_for_blocked_copy(format)
+            };
+            if let Some(out) = unzeroed {
                 return Ok(out);
             }
         }
         self.empty_like(dtype, format)
+    }
+
+    /// The unzeroed output of a same-dtype copy of a strided `self` (a permuted view, a
+    /// slice, a broadcast) into `empty_like(format)` (`format` not blocked): that output is
+    /// dense, so the copy writes every element of it, and contiguous along its fastest dim,
+    /// which the plan makes dim 0, so the walk never reads it (`contiguous()` of a permuted
+    /// view, NCHW <-> NHWC). `None`: the zeroed `empty_like` is allocated instead (and raises
+    /// its errors as before).
+    fn unzeroed_for_strided_copy(&self, format: MemoryFormat) -> Option<Array> {
+        let strides: crate::dims::Strides = match format {
+            MemoryFormat::Preserve => preserve_strides(&self.layout).into(),
+            other => mf::format_strides(&self.layout.shape, other).ok()?,
+        };
+        Array::empty_strided_unzeroed(&self.layout.shape, &strides, self.dtype).ok()
     }
 
     /// The unzeroed output of a same-dtype copy of `self` into the `format` (`kernels::blocked::
