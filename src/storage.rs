@@ -70,18 +70,31 @@ impl Storage {
     }
 
     /// A storage for an output that a kernel writes in full before anything can read it: not
-    /// zeroed ([`Storage::alloc_uninit`]). Crate-private, and used on two paths only (both
+    /// zeroed ([`Storage::alloc_uninit`]). Crate-private, and used on three paths only (all
     /// through `Array::empty_strided_unzeroed`): the outputs the build allocates for a plan
-    /// from `TensorIteratorConfig::into_kernel_plan`, and the output of a copy from a dense
-    /// array with the same strides (`Array::empty_like_for_copy`, then `copy_into` at once:
-    /// not blocked, so no padding to zero; both operands dense in the same order, so the walk
-    /// visits the output in memory order like a kernel output). That is sound because
+    /// from `TensorIteratorConfig::into_kernel_plan`; the output of a copy from a dense
+    /// array with the same strides, or of a same-dtype copy of any strided array into a
+    /// dense format (`Array::empty_like_for_copy`, then `copy_into` at once: not blocked, so
+    /// no padding to zero; the output dense, so the copy writes all of it, and contiguous
+    /// along its fastest dim like a kernel output); and the output of a
+    /// same-dtype conversion to, from or between blocked formats (`Array::empty_like_for_copy`
+    /// again, then `kernels::blocked::copy_into` at once) that writes every byte: the same
+    /// blocking on both sides (one copy of the whole dense physical view), or channels that
+    /// fill whole blocks (the strided copy of the full blocks reaches every element of the
+    /// output, and there are no padding lanes). That is sound because
     ///
     /// - `into_kernel_plan` is crate-private and each of its callers (the kernels) runs the
     ///   plan at once with a loop that writes every element of every output;
     /// - the walk never reads an output before its kernel writes it: an output the build
     ///   allocates is dense in the walk's order, so it is contiguous along dim 0 and never
-    ///   packed (the only place a walk copies an output's old contents);
+    ///   packed (the only place a walk copies an output's old contents), and so is the dense
+    ///   output of a copy (the plan orders its dims by the output's strides first); a conversion's
+    ///   output view (the physical part of a blocked output, or a dense output with its
+    ///   channels split into blocks and lanes) has a dim of size > 1 with a stride of one
+    ///   element, its smallest, which the plan (ordered by the output's strides first) makes
+    ///   its dim 0: a same-dtype copy then takes the permuting copy, the direct walk (which
+    ///   writes the output and never reads it) or the untiled walk with a plain byte copy,
+    ///   and never packs the output;
     /// - the outputs reach the caller only after the loop has run (on an error they are
     ///   dropped unread).
     pub(crate) fn alloc_kernel_output(nbytes: usize) -> Result<Arc<Storage>> {

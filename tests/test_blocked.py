@@ -12,7 +12,15 @@ from hypothesis import strategies as st
 
 import ferroiter as fi
 
-from harness import NAME_OF, assert_same, assert_same_error, assert_values, scaled, share
+from harness import (
+    NAME_OF,
+    assert_same,
+    assert_same_error,
+    assert_values,
+    parallelism,
+    scaled,
+    share,
+)
 
 BLOCKED = {
     4: [("nChw8c", fi.nChw8c, 8), ("nChw16c", fi.nChw16c, 16)],
@@ -142,6 +150,59 @@ def test_dtype_conversions_match_torch(case, src, dst):
     assert converted.suggest_memory_format() == fmt
     assert_padding_zero(converted, b)
     assert_same(converted.contiguous(), x.to(dst), what=f"{name} {src} -> {dst}: ")
+
+
+def blocked_reference(x: np.ndarray, block: int) -> np.ndarray:
+    """The physical view of `x` (N, C, *spatial) in the blocked format of `block`, by numpy:
+    channels zero-padded to whole blocks, then each block's lanes moved last."""
+    n, c, *spatial = x.shape
+    cp = -(-c // block) * block
+    padded = np.zeros((n, cp, *spatial), x.dtype)
+    padded[:, :c] = x
+    return np.moveaxis(padded.reshape(n, cp // block, block, *spatial), 2, -1)
+
+
+# Sizes around the edges of the conversions' tiles (the direct walk's 16 x 2048 float32
+# tiles over lanes x H·W on a 1 MiB L2, the permuting copy's for 8-lane blocks) and of the
+# thread chunks; the first is over the 2 MiB from which freed buffers are reused, so that an
+# output allocated unzeroed starts out holding the garbage written just before.
+EDGE_CASES = [
+    ((4, 64, 1, 2049), fi.nChw16c, 16, torch.float32),
+    ((2, 32, 1, 2047), fi.nChw16c, 16, torch.float32),
+    ((2, 32, 2, 1024), fi.nChw8c, 8, torch.float32),
+    ((1, 48, 41, 100), fi.nChw16c, 16, torch.float64),
+    ((2, 19, 3, 683), fi.nChw16c, 16, torch.float32),
+    ((1, 33, 64, 64), fi.nChw8c, 8, torch.uint8),
+    ((2, 16, 3, 17, 41), fi.nCdhw16c, 16, torch.float32),
+]
+
+
+@pytest.mark.parametrize("case", EDGE_CASES, ids=lambda c: f"{c[0]}-{c[2]}-{c[3]}")
+def test_conversions_are_identical_at_any_thread_count(case):
+    """NCHW -> blocked -> NCHW at 1, 2 and 3 threads (and 3 threads at a grain that cuts the
+    chunks inside tiles): every physical element, padding included, equal to numpy's, bit for
+    bit, and the way back equal to the input, into outputs that may reuse dirty memory."""
+    shape, fmt, block, dtype = case
+    x = values(shape, dtype, 11)
+    want = blocked_reference(x.numpy(), block)
+    dense = share(x)
+    for threads, grain in [(1, None), (2, None), (3, None), (3, 1000)]:
+        what = f"{shape} {dtype} at {threads} threads, grain {grain}: "
+        with parallelism(threads, grain):
+            dirty = fi.full(want.shape, 77, dtype=NAME_OF[dtype])
+            del dirty
+            b = dense.contiguous(fmt)
+            assert_values(np.asarray(b.blocked_view().numpy()), want, what=what)
+            dirty = fi.full(shape, 77, dtype=NAME_OF[dtype])
+            del dirty
+            assert_same(b.contiguous(), x, what=what)
+            assert_same(
+                b.contiguous(fi.channels_last if len(shape) == 4 else fi.channels_last_3d),
+                x.contiguous(
+                    memory_format=torch.channels_last if len(shape) == 4 else torch.channels_last_3d
+                ),
+                what=what,
+            )
 
 
 def test_preserve_keeps_the_blocked_format_and_numpy_is_a_dense_copy():

@@ -14,12 +14,13 @@ use crate::blocked::{physical_part, split_channels, Blocking};
 use crate::error::{Error, Result};
 use crate::{Array, MemoryFormat};
 
-/// A dense NC(D)HW copy of a blocked array (the array itself when it is strided).
+/// A dense NC(D)HW copy of a blocked array (the array itself when it is strided). The copy
+/// is allocated unzeroed where it writes every element (`Array::empty_like_for_copy`).
 pub fn dense(a: &Array) -> Result<Array> {
     if a.blocking().is_none() {
         return Ok(a.clone());
     }
-    let out = Array::empty(a.shape(), a.dtype(), MemoryFormat::Contiguous)?;
+    let out = a.empty_like_for_copy(None, MemoryFormat::Contiguous)?;
     copy_into(&out, a)?;
     Ok(out)
 }
