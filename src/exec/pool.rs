@@ -150,7 +150,7 @@ fn worker(shared: &Shared, index: usize) {
         }
         let job = read(&shared.job).clone();
         if let Some(job) = job {
-            job.help();
+            job.help(index);
         }
     }
 }
@@ -262,7 +262,7 @@ pub fn parallel_for(count: usize, threads: usize, f: &(dyn Fn(usize) + Sync)) ->
     let busy = pool.as_ref().and_then(|p| p.busy.try_lock().ok());
     let outcome = match (&pool, busy) {
         (Some(pool), Some(_busy)) => {
-            let outcome = job::run(count, f, |job| pool.publish(job, count));
+            let outcome = job::run(count, pool.threads, f, |job| pool.publish(job, count));
             *write(&pool.shared.job) = None;
             outcome
         }

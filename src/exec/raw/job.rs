@@ -1,11 +1,19 @@
 //! A parallel loop's job as the pool's workers see it: `count` chunks of a borrowed closure,
 //! each run exactly once by whichever thread claims it first.
 //!
+//! Each thread first claims its own chunks (slot `s` of `T` threads: chunks `s`, `s + T`,
+//! …), as OpenMP's static schedule hands them out, then any chunk still unclaimed. A loop run
+//! again over the same data then finds each chunk's data in the cache of the core that ran
+//! it last: with a shared claim counter the chunks went to whichever thread came first, and
+//! at 16 threads an add of 1M float32 (each chunk's data fits one core's L2) ran at a third
+//! of torch's speed.
+//!
 //! The workers are long-lived threads, so they cannot hold the borrow of a closure that lives
 //! on the caller's stack: the job keeps the closure as a raw pointer with its lifetime erased.
 //! That is the one `unsafe` here, and it is sound because of how [`run`] is built:
 //!
-//! - the closure is called only for a chunk index claimed with `fetch_add` below `count`;
+//! - the closure is called only for a chunk index below `count` whose flag this thread set
+//!   (a `swap` from false: one thread per chunk);
 //! - [`run`] does not return (nor unwind) before every chunk has been claimed and every
 //!   claimed chunk has finished: its drop guard claims what is left itself, then waits;
 //! - once all chunks are claimed every later claim fails, so a worker that still holds the
@@ -14,7 +22,7 @@
 //! A panic inside a chunk is caught where it happens; [`run`] reports it as a message.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -29,8 +37,10 @@ pub(crate) struct Job {
     /// The caller's closure, its lifetime erased (see the module documentation).
     f: *const ChunkFn<'static>,
     count: usize,
-    /// The next chunk to claim (claims at or past `count` fail).
-    next: AtomicUsize,
+    /// The threads whose own chunks are interleaved (`min(threads, count)`).
+    slots: usize,
+    /// Whether each chunk is claimed.
+    claimed: Box<[AtomicBool]>,
     /// Chunks not finished yet.
     remaining: AtomicUsize,
     /// The first panic message of a chunk, if any.
@@ -55,12 +65,15 @@ pub(crate) fn in_parallel_region() -> bool {
 }
 
 impl Job {
-    /// Claims and runs chunks until none is left unclaimed.
-    pub(crate) fn help(&self) {
-        loop {
-            let t = self.next.fetch_add(1, Ordering::AcqRel);
-            if t >= self.count {
-                return;
+    /// Claims and runs the chunks of thread slot `slot` (the caller is 0, worker `i` is
+    /// `i`), then any other chunk left, until none is unclaimed.
+    pub(crate) fn help(&self, slot: usize) {
+        let own = (slot.min(self.slots)..self.count).step_by(self.slots);
+        for t in own.chain(0..self.count) {
+            if self.claimed[t].load(Ordering::Relaxed)
+                || self.claimed[t].swap(true, Ordering::AcqRel)
+            {
+                continue;
             }
             // SAFETY: `t < count` was claimed by this thread alone, so the owner is still
             // inside `run`, which keeps the closure alive until this chunk is counted done.
@@ -106,7 +119,7 @@ struct WaitForChunks<'j>(&'j Job);
 
 impl Drop for WaitForChunks<'_> {
     fn drop(&mut self) {
-        self.0.help();
+        self.0.help(0);
         // Claimed chunks run on threads that are awake and were handed equal shares: spin,
         // then yield (on a loaded machine one of them may have lost its core), then sleep in
         // short steps when a chunk is long, so a wait never burns a core for long.
@@ -126,10 +139,12 @@ impl Drop for WaitForChunks<'_> {
 }
 
 /// Runs `f(0)`, ..., `f(count - 1)` once each: `share` hands the job to other threads (which
-/// call [`Job::help`]), the calling thread claims chunks too, and `run` returns when all are
-/// done — with the message of the first chunk that panicked, if one did.
+/// call [`Job::help`] with their slots, 1 to `threads - 1`), the calling thread claims chunks
+/// too (slot 0), and `run` returns when all are done — with the message of the first chunk
+/// that panicked, if one did.
 pub(crate) fn run(
     count: usize,
+    threads: usize,
     f: &(dyn Fn(usize) + Sync),
     share: impl FnOnce(&Arc<Job>),
 ) -> Result<(), String> {
@@ -141,7 +156,8 @@ pub(crate) fn run(
     let job = Arc::new(Job {
         f: erased,
         count,
-        next: AtomicUsize::new(0),
+        slots: threads.clamp(1, count.max(1)),
+        claimed: (0..count).map(|_| AtomicBool::new(false)).collect(),
         remaining: AtomicUsize::new(count),
         panic: Mutex::new(None),
     });
