@@ -374,3 +374,26 @@ def test_var_std_of_nan_and_infinities(name, values, correction):
             mine = getattr(fi, name)(share(t), correction=correction)
             theirs = getattr(torch, name)(t, correction=correction)
         assert_same(mine, theirs)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_mean_divides_as_torch(dtype):
+    """torch divides a complex sum by n as complex / real (the reciprocal, the other part
+    times 0): 105 - 112.5i over 15 complex64 values is 7.0000005 - 7.5000005i, and an
+    infinite part makes the other NaN."""
+    base = torch.arange(15, dtype=torch.float64)
+    t = torch.complex(base, -base - 0.5).to(dtype).reshape(3, 5)
+    rng = np.random.default_rng(3)
+    # integer parts: every sum order gives the same sum, so only the division shows
+    parts = rng.integers(-1000, 1000, (2, 7, 40)).astype(np.float64)
+    r = torch.from_numpy(parts[0] + 1j * parts[1]).to(dtype)
+    inf, nan = float("inf"), float("nan")
+    s = torch.tensor([1 + 2j, complex(1, inf), complex(inf, 2), complex(nan, 1), -0.0 - 0.0j]).to(
+        dtype
+    )
+    for x in (t, r, s.reshape(5, 1)):
+        a = fi.from_numpy(x.numpy())
+        for dim in (None, 0, 1):
+            mine = fi.mean(a) if dim is None else fi.mean(a, dim)
+            theirs = torch.mean(x) if dim is None else torch.mean(x, dim)
+            assert_same(mine, theirs)
