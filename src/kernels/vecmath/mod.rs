@@ -5,9 +5,10 @@
 //! block applies one to `N` lanes in a loop LLVM vectorizes, and `exec::raw::map1_lanes` runs
 //! the blocks in the AVX-512, AVX2 or baseline copy this CPU has.
 //!
-//! float32 `exp`, `sigmoid`, `log` and `log1p` compute in f32 itself where their arguments allow
-//! ([`single`]: 16 lanes a register, error terms carried; within 1 ulp). The other float32
-//! functions, and those three elsewhere, compute in f64 with shorter polynomials (`LITE`):
+//! float32 kernels compute in f32 itself where their arguments allow ([`single`]: 16 lanes a
+//! register, error terms carried; within 1 ulp). Elsewhere (NaN, infinities, the tails where
+//! exponents leave the normal range, angles beyond 2^20) they compute in f64 with shorter
+//! polynomials (`LITE`):
 //! relative error below 1e-11 before the one rounding to f32, so results are correctly
 //! rounded but for rare near-halfway cases (and always within 1 ulp). float64 reduces its arguments in
 //! double-double and keeps the polynomial's rounding below an eighth of an ulp.
@@ -83,16 +84,14 @@ fn apply<const F: u8, const LITE: bool, const N: usize>(x: [f64; N]) -> [f64; N]
     y
 }
 
-/// Whether `F` has a float32 kernel computed in f32 itself ([`single`]).
-const fn has_single(f: u8) -> bool {
-    matches!(f, func::EXP | func::SIGMOID | func::LOG | func::LOG1P)
-}
-
 /// Whether `x` lies in the domain of `F`'s f32 kernel.
 #[inline(always)]
 fn single_domain<const F: u8>(x: f32) -> bool {
     match F {
         func::EXP => single::exp_fast_domain(x),
+        func::EXPM1 => single::expm1_fast_domain(x),
+        func::SIN | func::COS => single::trig_fast_domain(x),
+        func::TANH => single::tanh_fast_domain(x),
         func::SIGMOID => single::sigmoid_fast_domain(x),
         func::LOG => single::log_fast_domain(x),
         func::LOG1P => single::log1p_fast_domain(x),
@@ -105,6 +104,10 @@ fn single_domain<const F: u8>(x: f32) -> bool {
 fn single_eval<const F: u8>(x: f32) -> f32 {
     match F {
         func::EXP => single::exp(x),
+        func::EXPM1 => single::expm1(x),
+        func::SIN => single::sin(x),
+        func::COS => single::cos(x),
+        func::TANH => single::tanh(x),
         func::SIGMOID => single::sigmoid(x),
         func::LOG => single::log(x),
         func::LOG1P => single::log1p(x),
@@ -165,16 +168,14 @@ impl<T: Compute<Op = f32>, const F: u8, const N: usize> LaneMap<N> for Lanes32<T
         }
         let mut out = [T::default(); N];
         let mut inside = [false; N];
-        if has_single(F) {
+        for i in 0..N {
+            inside[i] = single_domain::<F>(narrow[i]);
+        }
+        if inside.iter().all(|&v| v) {
             for i in 0..N {
-                inside[i] = single_domain::<F>(narrow[i]);
+                out[i] = T::down(single_eval::<F>(narrow[i]));
             }
-            if inside.iter().all(|&v| v) {
-                for i in 0..N {
-                    out[i] = T::down(single_eval::<F>(narrow[i]));
-                }
-                return out;
-            }
+            return out;
         }
         let mut wide = [0.0; N];
         for i in 0..N {

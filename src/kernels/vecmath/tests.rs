@@ -305,8 +305,17 @@ fn float32_single_kernels_sweep() {
         fn(f32) -> f32,
         fn(f64) -> f64,
     );
-    let cases: [Single; 4] = [
+    let cases: [Single; 8] = [
         ("exp", single::exp_fast_domain, single::exp, f64::exp),
+        (
+            "expm1",
+            single::expm1_fast_domain,
+            single::expm1,
+            f64::exp_m1,
+        ),
+        ("tanh", single::tanh_fast_domain, single::tanh, f64::tanh),
+        ("sin", single::trig_fast_domain, single::sin, f64::sin),
+        ("cos", single::trig_fast_domain, single::cos, f64::cos),
         (
             "sigmoid",
             single::sigmoid_fast_domain,
