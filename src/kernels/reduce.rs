@@ -1022,9 +1022,12 @@ mod tests {
                 assert_eq!(floats(&fast), floats(&generic(&rows, &[false, true])));
                 // the outer-dim path: columns of a tile (64 as a channels_last image's
                 // channels, 37 for a vector tail)
-                for cols in [64, 37, 1000] {
-                    let m = crate::manip::narrow(&base, 0, start, cols as usize * 250).unwrap();
-                    let m = m.view(&[250, cols]).unwrap();
+                // (and 2600 rows, two whole blocks and a part, for the register-lane loop of
+                // whole blocks on narrow tiles: 16, 48 and 64 columns)
+                let shapes = [(250, 64), (250, 37), (250, 1000), (2600, 16), (2600, 48)];
+                for (rows, cols) in shapes.into_iter().chain([(2600, 64), (2600, 37)]) {
+                    let m = crate::manip::narrow(&base, 0, start, cols as usize * rows).unwrap();
+                    let m = m.view(&[rows as i64, cols]).unwrap();
                     let fast = reduction(ReduceOp::Sum, &m, Some(&[0]), false, None, None);
                     let want = generic(&m, &[true, false]);
                     assert_eq!(floats(&fast.unwrap()), floats(&want), "{dtype:?} {cols}");

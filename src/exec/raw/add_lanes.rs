@@ -166,6 +166,54 @@ pub(super) unsafe fn f64_rows4(acc: *mut f64, rows: [*const f64; 4], w: usize) {
     }
 }
 
+/// Columns per pass of [`f32_block_columns`]: one AVX-512 register.
+pub(super) const COLUMN_GROUP: usize = 16;
+
+/// The sums of `w` columns (a multiple of [`COLUMN_GROUP`]) over one whole block of `BLOCK`
+/// rows, row `k` at `row0 + k·stride` bytes, into `sums[..w]`. Per 16-column group the 16
+/// lanes are 16 registers: lane `l` adds rows `l`, `l + 16`, … in order from `identity`, then
+/// the lanes are combined by the lane tree (lane i with lane i + 8, then + 4, + 2, + 1), the
+/// generic outer-dim loop's additions in its order, so its bits. That loop keeps the lanes
+/// in memory (a load and a store of accumulators per 4 rows) and reads 64 rows as four
+/// streams 4 KB apart; here nothing but the input is loaded, each group's pass reads one line
+/// of each row in row order, and the passes together read each line once.
+///
+/// # Safety
+/// Each of the `BLOCK` rows must address `w` readable, aligned `f32`s; `sums` must address
+/// `w` writable ones that no row overlaps; the CPU must have AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn f32_block_columns(
+    row0: *const u8,
+    stride: isize,
+    w: usize,
+    identity: f32,
+    sums: *mut f32,
+) {
+    use std::arch::x86_64::{_mm512_add_ps, _mm512_loadu_ps, _mm512_set1_ps, _mm512_storeu_ps};
+    let mut c = 0;
+    while c + COLUMN_GROUP <= w {
+        let mut acc = [_mm512_set1_ps(identity); LANES];
+        for g in 0..BLOCK / LANES {
+            for (l, a) in acc.iter_mut().enumerate() {
+                let row = row0.wrapping_offset((g * LANES + l) as isize * stride) as *const f32;
+                // SAFETY: row g·16 + l < BLOCK and columns c..c + 16 <= w (the caller's range).
+                *a = _mm512_add_ps(*a, unsafe { _mm512_loadu_ps(row.add(c)) });
+            }
+        }
+        let mut half = LANES / 2;
+        while half >= 1 {
+            for i in 0..half {
+                acc[i] = _mm512_add_ps(acc[i], acc[i + half]);
+            }
+            half /= 2;
+        }
+        // SAFETY: c + 16 <= w (the caller's range).
+        unsafe { _mm512_storeu_ps(sums.add(c), acc[0]) };
+        c += COLUMN_GROUP;
+    }
+}
+
 /// A hint to bring the cache line at `p` into L2 (it never faults, whatever `p` is). Into L2,
 /// not L1: four streams 16 KB ahead would not fit L1 (measured a little faster, too).
 #[cfg(target_arch = "x86_64")]

@@ -18,7 +18,9 @@
 //! reduction along an outer dim streams input rows in memory order into 16 rows of lanes, one
 //! column per output, vectorized across the outputs. Plain float32/float64 sums do the same
 //! additions in explicit AVX2 registers ([`super::add_lanes`]): whole blocks several at a
-//! time when the input fits the last-level cache, and the outer path's 4-row groups.
+//! time when the input fits the last-level cache, and the outer path's 4-row groups; on an
+//! AVX-512 CPU, the outer path's whole float32 blocks on narrow tiles (rows up to 1 KB apart,
+//! such as a channels_last image's channels) keep the 16 lanes in registers.
 
 use super::add_lanes::{self, F32_BLOCKS, F64_BLOCKS};
 use super::{get, put, wide, SendPtr};
@@ -545,8 +547,16 @@ impl<A: Copy> TileAcc<A> {
             }
             half /= 2;
         }
+        let lanes = &self.lanes[..w];
+        self.scratch[..w].copy_from_slice(lanes);
+        self.push_scratch(r, w);
+        self.lanes.fill(r.identity());
+    }
+
+    /// Pushes the block sums in `scratch[..w]` into the counter.
+    fn push_scratch<R: Reducer<Acc = A>>(&mut self, r: &R, w: usize) {
+        let tw = self.width;
         let mut v = std::mem::take(&mut self.scratch);
-        v[..w].copy_from_slice(&self.lanes[..w]);
         let mut c = self.count;
         while c & 1 == 1 {
             self.depth -= 1;
@@ -560,7 +570,6 @@ impl<A: Copy> TileAcc<A> {
         self.depth += 1;
         self.count += 1;
         self.scratch = v;
-        self.lanes.fill(r.identity());
     }
     fn fold<R: Reducer<Acc = A>>(&self, r: &R, j: usize) -> A {
         if self.depth == 0 {
@@ -662,6 +671,26 @@ unsafe fn plain_rows4<I, A>(sum: PlainSum, acc: *mut A, rows: [*const I; 4], w: 
     false
 }
 
+/// Rows of at most this many bytes apart take [`add_lanes::f32_block_columns`]: its passes
+/// read one line of each of a block's rows, so farther rows would spread a pass over more
+/// pages than the TLB holds (wide tiles keep the row-streaming loop).
+const REGISTER_COLUMNS_MAX_STRIDE: isize = 1024;
+
+/// The identity, when whole blocks of this tile may take the register-lane loop
+/// ([`add_lanes::f32_block_columns`]): a plain `f32` sum, `w` a multiple of its column group,
+/// rows at most [`REGISTER_COLUMNS_MAX_STRIDE`] apart, an AVX-512 CPU.
+fn register_columns<R: Reducer>(r: &R, s0: isize, w: usize) -> Option<f32> {
+    let fits = PlainSum::of(r) == PlainSum::F32
+        && crate::exec::cpu::avx512()
+        && w > 0
+        && w.is_multiple_of(add_lanes::COLUMN_GROUP)
+        && s0.unsigned_abs() <= REGISTER_COLUMNS_MAX_STRIDE as usize;
+    if !cfg!(target_arch = "x86_64") || !fits {
+        return None;
+    }
+    (&r.identity() as &dyn Any).downcast_ref::<f32>().copied()
+}
+
 /// One tile's reduction over `[n0, n1)` on the outer-dim path.
 ///
 /// # Safety
@@ -681,10 +710,34 @@ unsafe fn tile_loop<R: Reducer>(
     let tw = t.width;
     let mut fill = 0usize;
     let sum = PlainSum::of(r);
+    let columns = register_columns(r, s0, w);
     for_runs(reduced, n0, n1, |off, len, n| {
         let mut i = 0;
         while i < len {
             let row = base.wrapping_offset(off + i as isize * s0);
+            if let Some(identity) = columns.filter(|_| fill == 0 && len - i >= BLOCK) {
+                // a whole block with the lanes in registers, its sums pushed as a closed
+                // block's are (the same bits: see `add_lanes::f32_block_columns`)
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: the block's rows are inside the run (len - i >= BLOCK), each with w
+                // readable elements (the caller's guarantee); `register_columns` checked that
+                // `In` and `Acc` are `f32`, w is a multiple of 16 and the CPU has AVX-512F;
+                // the scratch row (the tile's own memory) holds w >= w accumulators.
+                unsafe {
+                    add_lanes::f32_block_columns(
+                        row,
+                        s0,
+                        w,
+                        identity,
+                        t.scratch.as_mut_ptr() as *mut f32,
+                    );
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                let _ = identity;
+                t.push_scratch(r, w);
+                i += BLOCK;
+                continue;
+            }
             let aligned = fill.is_multiple_of(LANES);
             if aligned && w >= QUAD_WIDTH && len - i >= 4 * LANES && BLOCK - fill >= 4 * LANES {
                 // 64 rows: each lane row takes its 4 rows (l, l + 16, l + 32, l + 48) in that
