@@ -684,10 +684,11 @@ unsafe fn plain_rows4<I, A>(sum: PlainSum, acc: *mut A, rows: [*const I; 4], w: 
 const REGISTER_COLUMNS_MAX_STRIDE: isize = 1024;
 
 /// The identity, when whole blocks of this tile may take the register-lane loop
-/// ([`add_lanes::f32_block_columns`]): a plain `f32` sum, `w` a multiple of its column group,
+/// ([`add_lanes::f32_block_columns`]): a plain `f32` sum (`sum`, [`PlainSum::of`] the
+/// reducer), `w` a multiple of its column group,
 /// rows at most [`REGISTER_COLUMNS_MAX_STRIDE`] apart, an AVX-512 CPU.
-fn register_columns<R: Reducer>(r: &R, s0: isize, w: usize) -> Option<f32> {
-    let fits = PlainSum::of(r) == PlainSum::F32
+fn register_columns<R: Reducer>(r: &R, sum: PlainSum, s0: isize, w: usize) -> Option<f32> {
+    let fits = sum == PlainSum::F32
         && crate::exec::cpu::avx512()
         && w > 0
         && w.is_multiple_of(add_lanes::COLUMN_GROUP)
@@ -717,7 +718,7 @@ unsafe fn tile_loop<R: Reducer>(
     let tw = t.width;
     let mut fill = 0usize;
     let sum = PlainSum::of(r);
-    let columns = register_columns(r, s0, w).filter(|_| t.in_cache);
+    let columns = register_columns(r, sum, s0, w).filter(|_| t.in_cache);
     for_runs(reduced, n0, n1, |off, len, n| {
         let mut i = 0;
         while i < len {

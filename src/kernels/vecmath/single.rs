@@ -17,6 +17,33 @@ const SHIFTER: f32 = 12_582_912.0;
 const LN2_HI: f32 = std::f32::consts::LN_2;
 const LN2_LO: f32 = -1.904_654_3e-9;
 
+/// The integer nearest `x·scale` (the product and the rounding in one FMA), as a float and
+/// as an integer held in the low mantissa bits; |x·scale| < 2^22.
+#[inline(always)]
+fn round_scaled(x: f32, scale: f32) -> (f32, i32) {
+    let t = x.mul_add(scale, SHIFTER);
+    (
+        t - SHIFTER,
+        t.to_bits().wrapping_sub(SHIFTER.to_bits()) as i32,
+    )
+}
+
+/// `y = k·ln2 + r`: `k` the integer nearest `y/ln2` (as a float and an integer),
+/// `r1 = y - k·LN2_HI` (exact under FMA in the kernels' domains: see [`exp`]) and
+/// `r = r1 - k·LN2_LO` rounded.
+#[inline(always)]
+fn reduce_ln2(y: f32) -> (f32, i32, f32, f32) {
+    let (k, ki) = round_scaled(y, std::f32::consts::LOG2_E);
+    let r1 = (-k).mul_add(LN2_HI, y);
+    (k, ki, r1, (-k).mul_add(LN2_LO, r1))
+}
+
+/// `2^k` for `k` in [-126, 127], from the exponent bits.
+#[inline(always)]
+fn pow2(k: i32) -> f32 {
+    f32::from_bits(((k + 127) as u32) << 23)
+}
+
 /// `if c { a } else { b }`, both computed: a vector blend.
 #[inline(always)]
 fn select(c: bool, a: f32, b: f32) -> f32 {
@@ -53,13 +80,9 @@ pub fn exp_fast_domain(x: f32) -> bool {
 /// roundings (under 2^-28), within 1 ulp on a sweep of every f32 in the domain.
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
-    let t = x.mul_add(std::f32::consts::LOG2_E, SHIFTER);
-    let k = t - SHIFTER;
-    let ki = t.to_bits().wrapping_sub(SHIFTER.to_bits()) as i32;
-    let r1 = (-k).mul_add(LN2_HI, x);
-    let r = (-k).mul_add(LN2_LO, r1);
+    let (_, ki, _, r) = reduce_ln2(x);
     let p = (r * r).mul_add(horner(&EXP_Q, r), r);
-    let s = f32::from_bits(((ki + 127) as u32) << 23);
+    let s = pow2(ki);
     s.mul_add(p, s)
 }
 
@@ -80,13 +103,9 @@ pub fn sigmoid_fast_domain(x: f32) -> bool {
 #[inline(always)]
 pub fn sigmoid(x: f32) -> f32 {
     let y = -x;
-    let t = y.mul_add(std::f32::consts::LOG2_E, SHIFTER);
-    let k = t - SHIFTER;
-    let ki = t.to_bits().wrapping_sub(SHIFTER.to_bits()) as i32;
-    let r1 = (-k).mul_add(LN2_HI, y);
-    let r = (-k).mul_add(LN2_LO, r1);
+    let (_, ki, _, r) = reduce_ln2(y);
     let p = (r * r).mul_add(horner(&EXP_Q, r), r);
-    let s = f32::from_bits(((ki + 127) as u32) << 23);
+    let s = pow2(ki);
     // 1 + s is exact (|k| ≤ 23); |1 + s| ≥ |s·p|
     let a = 1.0 + s;
     let sp = s * p;
@@ -179,12 +198,8 @@ fn two_sum(a: f32, b: f32) -> (f32, f32) {
 /// `p = expm1(r + r_lo)` and every rounding on the way kept in the low part.
 #[inline(always)]
 fn expm1_dd(y: f32) -> (f32, f32) {
-    let t = y.mul_add(std::f32::consts::LOG2_E, SHIFTER);
-    let k = t - SHIFTER;
-    let ki = t.to_bits().wrapping_sub(SHIFTER.to_bits()) as i32;
-    // exact under FMA (see `exp`), then r + r_lo = r1 - k·LN2_LO
-    let r1 = (-k).mul_add(LN2_HI, y);
-    let r = (-k).mul_add(LN2_LO, r1);
+    // r + r_lo = r1 - k·LN2_LO
+    let (k, ki, r1, r) = reduce_ln2(y);
     let r_lo = (-k).mul_add(LN2_LO, r1 - r);
     // expm1(r + r_lo) = ph + pl (r_lo's term r_lo·exp(r) as r_lo + r_lo·p)
     let corr = (r * r).mul_add(horner(&EXPM1_Q, r), r_lo);
@@ -192,7 +207,7 @@ fn expm1_dd(y: f32) -> (f32, f32) {
     let pl = r_lo.mul_add(ph, corr - (ph - r));
     // 2^k - 1 = t1 + te exactly; |t1| ≥ |s·ph| unless k = 0 (then t1 = 0), so each sum's
     // rounding error is exact in two operations
-    let s = f32::from_bits(((ki + 127) as u32) << 23);
+    let s = pow2(ki);
     let t1 = s - 1.0;
     let te = s - (t1 + 1.0);
     let sp = s * ph;
@@ -266,9 +281,7 @@ pub fn trig_fast_domain(x: f32) -> bool {
 /// exactly by an FMA and the sums' errors are carried in `lo`.
 #[inline(always)]
 fn sin_cos(x: f32) -> (f32, f32, i32) {
-    let t = x.mul_add(std::f32::consts::FRAC_2_PI, SHIFTER);
-    let n = t - SHIFTER;
-    let ni = t.to_bits().wrapping_sub(SHIFTER.to_bits()) as i32;
+    let (n, ni) = round_scaled(x, std::f32::consts::FRAC_2_PI);
     let r1 = (-n).mul_add(PIO2_1, x);
     let p = n * PIO2_2;
     let pe = n.mul_add(PIO2_2, -p);
