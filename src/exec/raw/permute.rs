@@ -51,6 +51,12 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
     let mut out_col = vec![0isize; p.tile_c];
     let mut have = (usize::MAX, usize::MAX);
     let k = kernel(e);
+    // a strip of 16 output columns of a tile, staged before it is streamed out
+    let mut scratch = if k == Kernel::Avx512x4 && p.stream {
+        vec![0u8; super::lines512::staged_scratch(p.tile_r)]
+    } else {
+        Vec::new()
+    };
     for item in begin..end {
         let (tr, rest) = (item % tiles_r, item / tiles_r);
         let (tc, mut o) = (rest % tiles_c, rest / tiles_c);
@@ -80,7 +86,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         unsafe {
             match k {
                 #[cfg(target_arch = "x86_64")]
-                Kernel::Avx512x4 => tile_avx512_4(s, rows, d, cols, p.stream),
+                Kernel::Avx512x4 => tile_avx512_4(s, rows, d, cols, p.stream, &mut scratch),
                 #[cfg(target_arch = "x86_64")]
                 Kernel::Avx2x4 => tile_avx2::<8>(s, rows, d, cols, p.stream),
                 #[cfg(target_arch = "x86_64")]
@@ -243,24 +249,59 @@ unsafe fn tile_avx2<const L: usize>(
 
 /// [`tile_avx2`] for 4-byte elements with AVX-512: 16 × 16 register transposes, output row
 /// by output row, each input row read and each output column written one 64-byte line per
-/// block, the tile's edges masked ([`super::lines512`]).
+/// block, the tile's edges masked ([`super::lines512`]). When streaming, output columns that
+/// are not line-aligned go through `scratch` ([`super::lines512::Store::Staged`]).
 ///
 /// # Safety
 /// As for [`tile_runs`] with `e = 4`; the CPU has AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn tile_avx512_4(s: *const u8, rows: &[isize], d: *mut u8, cols: &[isize], stream: bool) {
-    let aligned = stream && (d as usize).is_multiple_of(64) && cols.iter().all(|&c| c % 64 == 0);
+unsafe fn tile_avx512_4(
+    s: *const u8,
+    rows: &[isize],
+    d: *mut u8,
+    cols: &[isize],
+    stream: bool,
+    scratch: &mut [u8],
+) {
+    use super::lines512::Store;
+    let store = if !stream {
+        Store::Plain
+    } else if (d as usize).is_multiple_of(64) && cols.iter().all(|&c| c % 64 == 0) {
+        Store::Stream
+    } else if staged_runs_are_long(rows.len() * 4, cols)
+        && scratch.len() >= super::lines512::staged_scratch(rows.len())
+    {
+        Store::Staged(scratch)
+    } else {
+        Store::Plain
+    };
     // SAFETY: element (r, c) at `s + rows[r] + 4c` and `d + 4r + cols[c]`: the caller's
-    // guarantees, which are `lines512::copy_tile`'s.
+    // guarantees, which are `lines512::copy_tile`'s; a staged tile's scratch is the size
+    // `copy_tile` asks for (checked above).
     unsafe {
         super::lines512::copy_tile(
             |r| s.wrapping_offset(rows[r]),
             |c| d.wrapping_offset(cols[c]),
             (rows.len(), cols.len()),
-            aligned,
+            store,
         )
     }
+}
+
+/// Whether the output columns at `cols` (each `run` bytes), merged where adjacent within each
+/// strip of 16, average at least [`super::lines512::STAGED_RUN`] bytes.
+fn staged_runs_are_long(run: usize, cols: &[isize]) -> bool {
+    let runs: usize = cols
+        .chunks(16)
+        .map(|strip| {
+            1 + strip
+                .windows(2)
+                .filter(|w| w[1] != w[0] + run as isize)
+                .count()
+        })
+        .sum();
+    cols.len() * run >= super::lines512::STAGED_RUN * runs
 }
 
 #[cfg(test)]

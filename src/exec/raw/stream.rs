@@ -71,7 +71,7 @@ pub(crate) fn copy_streamed(blk: &Block, width: usize) -> bool {
 /// # Safety
 /// `src` readable and `dst` writable for `len` bytes, not overlapping.
 #[cfg(target_arch = "x86_64")]
-unsafe fn stream_bytes(dst: *mut u8, src: *const u8, len: usize) {
+pub(super) unsafe fn stream_bytes(dst: *mut u8, src: *const u8, len: usize) {
     use std::arch::x86_64::*;
     use std::ptr::copy_nonoverlapping;
     let head = (dst as usize).wrapping_neg() % LINE;

@@ -221,15 +221,32 @@ unsafe fn lines_avx512_4(
     stream: bool,
 ) {
     // full output runs start at `dst + c·dc + 64k`
-    let stream = stream && (dst as usize).is_multiple_of(64) && dc % 64 == 0;
+    let aligned = (dst as usize).is_multiple_of(64) && dc % 64 == 0;
+    // output columns that are not line-aligned are staged when streaming, if their runs (a
+    // strip's 16 as one where they are adjacent) are long (`lines512::Store::Staged`)
+    let run = if dc == 4 * nr as isize {
+        64 * nr
+    } else {
+        4 * nr
+    };
+    let mut scratch = Vec::new();
+    let store = if stream && aligned {
+        lines512::Store::Stream
+    } else if stream && run >= lines512::STAGED_RUN {
+        scratch.resize(lines512::staged_scratch(nr), 0u8);
+        lines512::Store::Staged(&mut scratch)
+    } else {
+        lines512::Store::Plain
+    };
     // SAFETY: element (r, c) at `src + r·sr + 4c` and `dst + 4r + c·dc` for r < nr, c < nc:
-    // the caller's guarantees, which are `lines512::copy_tile`'s.
+    // the caller's guarantees, which are `lines512::copy_tile`'s; the scratch's size is the
+    // one `copy_tile` asks for.
     unsafe {
         lines512::copy_tile(
             |r| src.wrapping_offset(r as isize * sr),
             |c| dst.wrapping_offset(c as isize * dc),
             (nr, nc),
-            stream,
+            store,
         )
     }
 }
