@@ -2,7 +2,9 @@
 //! ([`super::transpose`]) and the permuting copy ([`super::permute`]): 16 × 16 register
 //! transposes, each of the 16 input rows read one whole 64-byte line per block and each of the
 //! 16 output rows written one whole line, the tile's edges through masked loads and stores
-//! (no element-by-element fringe).
+//! (no element-by-element fringe). Outputs too large for the cache are written with
+//! non-temporal stores, through a small staging scratch where their columns are not
+//! line-aligned ([`Store`]).
 //!
 //! The blocks are visited output row by output row: for each strip of 16 input columns (16
 //! output rows) the walk goes down every row of the tile, so each output row is written in
@@ -25,9 +27,9 @@ pub(super) enum Store<'a> {
     /// Each strip of 16 output columns is transposed into this scratch first (column `q` of
     /// the strip at `q · 4nr` in one of two halves; [`staged_scratch`] bytes), then copied
     /// out with non-temporal stores of the whole lines, columns adjacent in the output as one
-    /// run (the caller fences afterwards). For outputs whose columns are not line-aligned or shorter than a
-    /// line but adjacent: a plain store first reads the line it writes (a third more
-    /// traffic), and a streamed one must be aligned.
+    /// run (the caller fences afterwards). For outputs whose columns are not line-aligned, or
+    /// shorter than a line but adjacent: a plain store first reads the line it writes (a
+    /// third more traffic), and a streamed one must be aligned.
     Staged(&'a mut [u8]),
 }
 
@@ -67,9 +69,9 @@ pub(super) unsafe fn copy_tile(
     store: Store,
 ) {
     let run = 4 * nr;
-    // a staged strip is flushed one strip later, from the other half of the scratch: by then
-    // its stores have reached L1 (a load right after a masked store that it overlaps cannot
-    // take the store's data and waits for it)
+    // a staged strip is flushed one strip later, from the other half of the scratch, so that
+    // its loads do not wait on the strip's own stores still in flight (wide stores do not
+    // always forward to narrower loads)
     let mut pending: Option<(usize, usize, *const u8)> = None;
     let mut c = 0;
     while c < nc {
@@ -124,7 +126,8 @@ unsafe fn strip(
     let part = nr % 16;
     if staged && part != 0 {
         // SAFETY: as below; the whole stores' extra lanes land in the next column's first
-        // rows, which the blocks below write afterwards, or in the scratch's slack.
+        // rows, which this block's next store or the blocks below write afterwards, or in
+        // the scratch's unused columns and slack.
         unsafe { edge_block(in_row, out_col, (nr - part, c), (part, m), true) };
     }
     let mut r = 0;
@@ -204,10 +207,12 @@ unsafe fn full_block(
 
 /// A block of `k < 16` rows or `m < 16` columns at `(r, c)` of [`copy_tile`]'s tile: the
 /// missing lanes masked off (plain stores: the partial output lines are shared with
-/// neighbours).
+/// neighbours). `whole`: each column is stored as 16 lanes, the ones past `k` included
+/// (into a staged strip, whose next column or slack takes them).
 ///
 /// # Safety
-/// As for [`copy_tile`], for rows `r..r + k` and columns `c..c + m`.
+/// As for [`copy_tile`], for rows `r..r + k` and columns `c..c + m`; with `whole`, 64 bytes
+/// writable from each column's start.
 #[target_feature(enable = "avx512f")]
 #[inline]
 unsafe fn edge_block(
