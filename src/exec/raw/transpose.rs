@@ -362,13 +362,16 @@ mod tests {
         n1: usize,
         make: fn(usize) -> T,
         transposed: bool,
-        stream: bool,
+        (stream, adjacent): (bool, bool),
     ) {
         let width = std::mem::size_of::<T>();
         let w = width as isize;
-        // streamed: output rows 64-byte aligned (so that the streaming path runs); else an
-        // odd row length and an offset of one element
-        let (src_row, dst_row) = if stream {
+        // streamed: output rows 64-byte aligned (so that the streaming path runs), or
+        // adjacent at an offset of one element (the staged path); else an odd row length and
+        // an offset of one element
+        let (src_row, dst_row) = if adjacent {
+            (n1 + 3, n0)
+        } else if stream {
             (n1 + 3, (n0 * width).next_multiple_of(64) / width)
         } else {
             (n1 + 3, n0 + 3)
@@ -376,7 +379,7 @@ mod tests {
         let len = (n0 + 3) * (n1 + 3) + 64;
         let src: Vec<T> = (0..len + dst_row * n1).map(make).collect();
         let mut dst = vec![T::default(); len + dst_row * n1];
-        let off = if stream {
+        let off = if stream && !adjacent {
             (64 - dst.as_ptr() as usize % 64) % 64 / width
         } else {
             1
@@ -468,7 +471,8 @@ mod tests {
         for &n0 in &sizes {
             for &n1 in &sizes {
                 for transposed in [true, false] {
-                    for stream in [false, true] {
+                    // (streamed, output columns adjacent at an odd offset: staged)
+                    for stream in [(false, false), (true, false), (true, true)] {
                         check::<u8>(n0, n1, |i| (i % 251 + 1) as u8, transposed, stream);
                         check::<u16>(n0, n1, |i| (i % 65521 + 1) as u16, transposed, stream);
                         check::<u32>(n0, n1, |i| i as u32 + 1, transposed, stream);
