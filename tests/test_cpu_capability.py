@@ -2,8 +2,9 @@
 `ATEN_CPU_CAPABILITY`: default, avx2, avx512), and every level gives the same bits.
 
 Each level runs in its own process (the level is read once per process): the vector math,
-float sums, means and cumsums, and the layout copies with their own AVX2 and AVX-512 kernels
-(transposes, permutations, channels_last) are computed there and saved; the results must
+float sums, means, cumsums, amax and amin (ties of ±0), and the layout copies with their own
+AVX2 and AVX-512 kernels (transposes, permutations, channels_last) are computed there and
+saved; the results must
 equal the baseline build's byte for byte (and the copies numpy's)."""
 
 from __future__ import annotations
@@ -46,6 +47,15 @@ PROBE = textwrap.dedent(
         out[f"sum dim0 {dtype}"] = grid.sum(0).numpy()
         out[f"sum dim1 {dtype}"] = grid.sum(1).numpy()
         out[f"cumsum {dtype}"] = fi.cumsum(fi.asarray(big), 0).numpy()
+        # ties of -0.0 and 0.0, and NaNs: the first one wins, in the lanes' order
+        ties = np.round(big / 4)
+        ties[1000::7919] = np.nan
+        for name in ("amax", "amin"):
+            f = getattr(fi, name)
+            out[f"{name} {dtype}"] = f(fi.asarray(np.round(big / 4))).numpy()
+            out[f"{name} nan {dtype}"] = f(fi.asarray(ties)).numpy()
+            rows = fi.asarray(ties[:200_000].reshape(400, 500))
+            out[f"{name} dim1 {dtype}"] = f(rows, 1).numpy()
     for dtype in ("float32", "float64", "int16"):
         a = (rng.normal(0, 100, (3, 37, 41, 19))).astype(dtype)
         t = fi.asarray(a)

@@ -205,6 +205,8 @@ struct Fold<I, A, L, C> {
     combine: C,
     /// Made by [`float_sum`]: `lift` converts, `combine` adds.
     float_sum: bool,
+    /// `combine` is associative on the exact bits ([`Fold::exact`]).
+    exact: bool,
     input: PhantomData<fn(I)>,
 }
 impl<I: Copy + 'static, A: Copy + Send + Sync + 'static, L, C> Reducer for Fold<I, A, L, C>
@@ -230,6 +232,20 @@ where
     fn is_float_sum(&self) -> bool {
         self.float_sum
     }
+    #[inline(always)]
+    fn is_exactly_associative(&self) -> bool {
+        self.exact
+    }
+}
+impl<I, A, L, C> Fold<I, A, L, C> {
+    /// Marks `combine` as associative on the exact bits
+    /// ([`Reducer::is_exactly_associative`]).
+    fn exact(self) -> Self {
+        Fold {
+            exact: true,
+            ..self
+        }
+    }
 }
 fn fold<I, A, L, C>(identity: A, lift: L, combine: C) -> Fold<I, A, L, C> {
     Fold {
@@ -237,6 +253,7 @@ fn fold<I, A, L, C>(identity: A, lift: L, combine: C) -> Fold<I, A, L, C> {
         lift,
         combine,
         float_sum: false,
+        exact: false,
         input: PhantomData,
     }
 }
@@ -250,6 +267,7 @@ fn sum_fold<T: Element, A: Arith>() -> impl Reducer<In = T, Acc = A> {
         lift: |x: T, _| x.cast::<A>(),
         combine: |a: A, b: A| a.add(b),
         float_sum: true,
+        exact: false,
         input: PhantomData,
     }
 }
@@ -610,14 +628,17 @@ fn extremum(max: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Array>
         // per element), so the combine is a select that LLVM vectorizes.
         #[allow(clippy::eq_op)]
         if max {
+            // the first NaN, else the first of the largest: associative on the bits
             let f = fold(T::LOWEST, |x: T, _| x.key(), |a: K, b: K| {
                 if (a != a) | (b <= a) { a } else { b }
-            });
+            })
+            .exact();
             reduce(&r.plan, &f, |k: K| T::unkey(k), grain)?;
         } else {
             let f = fold(T::HIGHEST, |x: T, _| x.key(), |a: K, b: K| {
                 if (a != a) | (b >= a) { a } else { b }
-            });
+            })
+            .exact();
             reduce(&r.plan, &f, |k: K| T::unkey(k), grain)?;
         }
         Ok(r.result)
@@ -1031,6 +1052,71 @@ mod tests {
                     let fast = reduction(ReduceOp::Sum, &m, Some(&[0]), false, None, None);
                     let want = generic(&m, &[true, false]);
                     assert_eq!(floats(&fast.unwrap()), floats(&want), "{dtype:?} {cols}");
+                }
+            }
+        }
+    }
+
+    /// amax/amin's four-group trees (`Fold::exact`) give the bits of the lanes taken one
+    /// element at a time: ties of -0.0 and 0.0 (the first one wins) and NaNs, along the
+    /// fastest dim, over all dims and along an outer dim.
+    #[test]
+    fn extremum_trees_match_the_sequential_lanes_bit_for_bit() {
+        use crate::kernels::table::{BinaryOp, UnaryOp};
+        use crate::kernels::{binary, unary, Arg};
+        let bits = |a: &Array| -> Vec<u64> {
+            a.to_scalars()
+                .unwrap()
+                .into_iter()
+                .map(|s| match s {
+                    Scalar::Float(f) => f.to_bits(),
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        for dtype in [DType::F32, DType::F64] {
+            let n = 200_000;
+            let ramp =
+                Array::arange(Scalar::Int(0), Scalar::Int(n), Scalar::Int(1), dtype).unwrap();
+            // round(sin(i) / 2): -0.0, 0.0 and ±1 in every block, so that ties decide the bits;
+            // log of it: NaN where it is -1, -inf at zeros
+            let half = Arg::Scalar(Scalar::Float(0.5));
+            let sin = unary(UnaryOp::Sin, &ramp, None).unwrap();
+            let scaled = binary(BinaryOp::Mul, &Arg::Array(sin), &half, None, None).unwrap();
+            let ties = unary(UnaryOp::Round, &scaled, None).unwrap();
+            let with_nan = unary(UnaryOp::Log, &ties, None).unwrap();
+            for base in [&ties, &with_nan] {
+                for (max, start, len) in [(true, 0, 4096), (false, 3, 100_000), (true, 7, 66_770)] {
+                    let a = crate::manip::narrow(base, 0, start, len).unwrap();
+                    let rows = a.view(&[len as i64 / 10, 10]).unwrap_or(a.clone());
+                    for (x, mask) in [
+                        (&a, vec![true]),
+                        (&rows, vec![false, true]),
+                        (&rows, vec![true, false]),
+                    ] {
+                        if x.ndim() != mask.len() {
+                            continue;
+                        }
+                        let run = |exact: bool| -> Array {
+                            let r = reduction_plan(x, &mask, false, x.dtype(), false).unwrap();
+                            crate::dispatch_ordered!(x.dtype(), T => {
+                                type K = <T as Ordered>::Key;
+                                #[allow(clippy::eq_op)]
+                                let f = fold(T::LOWEST, |v: T, _| v.key(), move |a: K, b: K| {
+                                    let later = if max { b <= a } else { b >= a };
+                                    if (a != a) | later { a } else { b }
+                                });
+                                let f = if exact { f.exact() } else { f };
+                                reduce(&r.plan, &f, |k: K| T::unkey(k), 1000).unwrap();
+                            }, else panic!("not ordered"));
+                            r.result
+                        };
+                        assert_eq!(
+                            bits(&run(true)),
+                            bits(&run(false)),
+                            "{dtype:?} {max} {len} {mask:?}"
+                        );
+                    }
                 }
             }
         }
