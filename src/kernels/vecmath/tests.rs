@@ -338,3 +338,20 @@ fn float32_single_kernels_sweep() {
         assert!(worst <= 1, "{name}: {worst} ulp at {at:e}");
     }
 }
+
+/// float32 sigmoid's short kernel for |x| ≤ 16 gives the wide one's bits (blocks near 0 take
+/// it; a lane's value must not depend on its neighbours), on every 4099th f32 pattern there.
+#[test]
+fn float32_sigmoid_near_is_the_wide_kernel_bit_for_bit() {
+    use super::single;
+    let xs = (0..u32::MAX / 4099)
+        .map(|i| f32::from_bits(i * 4099))
+        .filter(|&x| single::sigmoid_near_domain(x));
+    let mut seen = 0;
+    for x in xs {
+        let (near, wide) = (single::sigmoid_near(x), single::sigmoid(x));
+        assert_eq!(near.to_bits(), wide.to_bits(), "at {x:e}");
+        seen += 1;
+    }
+    assert!(seen > 100_000, "{seen}");
+}
