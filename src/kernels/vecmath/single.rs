@@ -245,17 +245,21 @@ fn expm1_dd(y: f32) -> (f32, f32) {
     (eh, el)
 }
 
-/// Where [`expm1`] applies: -17 ≤ x ≤ 16 (NaN is not). Below, the result rounds to -1;
-/// above, it is `exp`'s: both the f64 path.
+/// Where [`expm1`] applies: x ≤ 16 (-inf included, NaN not). Above, it is `exp`'s result:
+/// the f64 path. (With -17 ≤ x as well, a block of 16 lanes of uniform(-20, 20) data nearly
+/// always held a lane below, and the whole block ran both paths: 1.04 ns a float32 against
+/// 0.28.)
 #[inline(always)]
 pub fn expm1_fast_domain(x: f32) -> bool {
-    (-17.0..=16.0).contains(&x)
+    x <= 16.0
 }
 
-/// `expm1(x)` for `x` in [`expm1_fast_domain`], rounded once from [`expm1_dd`].
+/// `expm1(x)` for `x` in [`expm1_fast_domain`], rounded once from [`expm1_dd`]. From -17.5
+/// down, `expm1(x) = -1 + e^x` with `e^x < 2^-25`: the result rounds to -1, so `x` is clamped
+/// there.
 #[inline(always)]
 pub fn expm1(x: f32) -> f32 {
-    let (eh, el) = expm1_dd(x);
+    let (eh, el) = expm1_dd(x.max(-17.5));
     // ±0 keep their sign
     select(x == 0.0, x, eh + el)
 }
