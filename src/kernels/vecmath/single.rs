@@ -223,8 +223,8 @@ fn two_sum(a: f32, b: f32) -> (f32, f32) {
 }
 
 /// `expm1(y)` as an unevaluated sum `eh + el` (relative error near 2^-30) for
-/// -17.3 ≤ y ≤ 16.6 (|k| ≤ 24, so `2^k - 1` is `t + te` exactly): `2^k·(1 + p) - 1` with
-/// `p = expm1(r + r_lo)` and every rounding on the way kept in the low part.
+/// y ≤ 88 with `2^k` normal (k ≥ -126): `2^k·(1 + p) - 1` with `p = expm1(r + r_lo)` and
+/// every rounding on the way kept in the low part.
 #[inline(always)]
 fn expm1_dd(y: f32) -> (f32, f32) {
     // r + r_lo = r1 - k·LN2_LO
@@ -234,24 +234,25 @@ fn expm1_dd(y: f32) -> (f32, f32) {
     let corr = (r * r).mul_add(horner(&EXPM1_Q, r), r_lo);
     let ph = r + corr;
     let pl = r_lo.mul_add(ph, corr - (ph - r));
-    // 2^k - 1 = t1 + te exactly; |t1| ≥ |s·ph| unless k = 0 (then t1 = 0), so each sum's
-    // rounding error is exact in two operations
+    // 2^k - 1 = t1 + te exactly: for k ≤ 24, t1 + 1 is exact and te = s - (t1 + 1); from
+    // k = 25 on, s - 1 rounds to s (2^25 - 1 is a tie, to even) and te = -1. |t1| ≥ |s·ph|
+    // unless k = 0 (then t1 = 0), so each sum's rounding error is exact in two operations
     let s = pow2(ki);
     let t1 = s - 1.0;
-    let te = s - (t1 + 1.0);
+    let te = select(ki > 24, -1.0, s - (t1 + 1.0));
     let sp = s * ph;
     let eh = t1 + sp;
     let el = s.mul_add(pl, ((t1 - eh) + sp) + te);
     (eh, el)
 }
 
-/// Where [`expm1`] applies: x ≤ 16 (-inf included, NaN not). Above, it is `exp`'s result:
-/// the f64 path. (With -17 ≤ x as well, a block of 16 lanes of uniform(-20, 20) data nearly
-/// always held a lane below, and the whole block ran both paths: 1.04 ns a float32 against
-/// 0.28.)
+/// Where [`expm1`] applies: x ≤ 88 (-inf included, NaN not), as [`exp`]: `2^k` stays a
+/// normal f32. Above, the result nears or passes the overflow: the f64 path. (With
+/// -17 ≤ x ≤ 16, a block of 16 lanes of uniform(-20, 20) data nearly always held a lane
+/// outside, and the whole block ran both paths: 1.04 ns a float32 against 0.28.)
 #[inline(always)]
 pub fn expm1_fast_domain(x: f32) -> bool {
-    x <= 16.0
+    x <= 88.0
 }
 
 /// `expm1(x)` for `x` in [`expm1_fast_domain`], rounded once from [`expm1_dd`]. From -17.5
