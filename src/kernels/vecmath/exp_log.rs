@@ -27,7 +27,10 @@ pub(super) const EXP_Q: [f64; 12] = crate::kernels::series::inverse_factorials(2
 /// Horner's rule over `c` (lowest degree first) at `z`.
 #[inline(always)]
 pub(super) fn horner(c: &[f64], z: f64) -> f64 {
-    c.iter().rev().fold(0.0, |acc, &ci| acc.mul_add(z, ci))
+    // from the top coefficient (not 0·z + c: an FMA LLVM may not fold away, z being
+    // possibly infinite)
+    let (&top, rest) = c.split_last().expect("a polynomial has a coefficient");
+    rest.iter().rev().fold(top, |acc, &ci| acc.mul_add(z, ci))
 }
 
 /// `x - k·ln2` for the `k` nearest `x/ln2`, as a double-double `(hi, lo)` (`lo` is 0 for

@@ -115,38 +115,42 @@ pub fn sigmoid<const LITE: bool>(x: f64) -> f64 {
 }
 
 /// Where [`sigmoid_near`] applies: |x| ≤ 36 (NaN is not), where `exp(-x) = 2^k·…` has
-/// |k| ≤ 52, so `1 + 2^k` is exact, and needs no clamping or subnormal care.
+/// |k| ≤ 52, so `1 + 2^-k` is exact, and needs no clamping or subnormal care.
 #[inline(always)]
 pub fn sigmoid_near_domain(x: f64) -> bool {
     x.abs() <= 36.0
 }
 
 /// float64 `sigmoid` for |x| ≤ 36, shorter than [`sigmoid`]'s general path: `exp(-x) =
-/// 2^k·(1 + r + q)` with `r` the reduced argument (exact) and `q` the rest of the series
-/// plus the reduction's rounding; the denominator `(1 + 2^k) + 2^k·(r + q)` summed as
-/// `u + lo` (`1 + 2^k` exact, every rounding error on the way kept in `lo`); `1/u`
-/// corrected by one Newton step against `u + lo`, rounded once.
+/// 2^k·(1 + p)`, `p = expm1(r1 - t)` with `r1 = y - k·LN2_HI` (exact) and `t = k·LN2_LO`: the
+/// series' linear term exact (`r1 - t` as `r1` plus a small rest) and its higher terms at
+/// `r = r1 - t` rounded (their slope, under 0.42, times `r`'s rounding: below 2^-56). Then
+/// `1/(1 + 2^k·(1 + p)) = w/(w + 1 + p)` with `w = 2^-k`: the denominator summed as `u + lo`
+/// (`1 + w` exact, every rounding error kept in `lo`), `1/u` corrected by one Newton step
+/// against `u + lo`, rounded once, times `w` (exact). The FMA pipes bound this kernel: 18
+/// multiplies or FMAs a lane (22 before this form), the division overlapping them.
 #[inline(always)]
 pub fn sigmoid_near(x: f64) -> f64 {
     let y = -x;
     let (k, ki) = round_int(y * std::f64::consts::LOG2_E);
-    // exact under FMA (see `exp_log::reduce_ln2`), then r + r_lo = r1 - k·LN2_LO
+    // exact under FMA (see `exp_log::reduce_ln2`)
     let r1 = (-k).mul_add(LN2_HI, y);
-    let r = (-k).mul_add(LN2_LO, r1);
-    let r_lo = (-k).mul_add(LN2_LO, r1 - r);
-    // r_lo's term is r_lo·exp(r) = r_lo·(1 + p): r_lo·r stands in for r_lo·p
-    let q = (r * r).mul_add(horner(&EXPM1_Q10, r), r_lo.mul_add(r, r_lo));
-    let s = pow2(ki);
-    // r + q as p + pe (|r| ≥ |q|), then + s·p (exact; |1 + s| ≥ |s·p|)
-    let a = 1.0 + s;
-    let p = r + q;
-    let pe = (r - p) + q;
-    let sp = s * p;
-    let u = a + sp;
-    let ue = (a - u) + sp;
-    let lo = s.mul_add(pe, ue);
+    let t = k * LN2_LO;
+    let r = r1 - t;
+    // p = r1 + q: q = expm1(r) - r, less t
+    let q = (r * r).mul_add(horner(&EXPM1_Q10, r), -t);
+    // 1/(1 + 2^k·(1 + p)) = w/(w + 1 + p) with w = 2^-k: 1 + w is exact (|k| ≤ 52), and no
+    // product with 2^k is needed before the last
+    let w = pow2(-ki);
+    let a = 1.0 + w;
+    // r1 + q as p + pe (|r1| ≥ |q| but where both are far below 1's ulp), then a + p as
+    // u + ue (|a| > 1 > |p|)
+    let p = r1 + q;
+    let pe = (r1 - p) + q;
+    let u = a + p;
+    let lo = ((a - u) + p) + pe;
     let q0 = 1.0 / u;
     let e = (-q0).mul_add(u, 1.0);
     let e = (-q0).mul_add(lo, e);
-    q0.mul_add(e, q0)
+    q0.mul_add(e, q0) * w
 }

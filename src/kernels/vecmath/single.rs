@@ -61,7 +61,10 @@ const EXP_Q: [f32; 6] = crate::kernels::series::inverse_factorials_f32(2);
 /// Horner's rule over `c` (lowest degree first) at `z`.
 #[inline(always)]
 fn horner(c: &[f32], z: f32) -> f32 {
-    c.iter().rev().fold(0.0, |acc, &ci| acc.mul_add(z, ci))
+    // from the top coefficient (not 0·z + c: an FMA LLVM may not fold away, z being
+    // possibly infinite)
+    let (&top, rest) = c.split_last().expect("a polynomial has a coefficient");
+    rest.iter().rev().fold(top, |acc, &ci| acc.mul_add(z, ci))
 }
 
 /// Where [`exp`] applies: -87 ≤ x ≤ 88 (NaN is not), so that `2^k` is a normal f32
