@@ -1023,6 +1023,17 @@ mod tests {
             let ramp =
                 Array::arange(Scalar::Int(0), Scalar::Int(n), Scalar::Int(1), dtype).unwrap();
             let base = crate::kernels::unary(UnaryOp::Sin, &ramp, None).unwrap();
+            // every alignment of a block's start to a cache line (the AVX-512 loop reads
+            // aligned lines and rotates its lanes back)
+            for start in 0..16 {
+                let a = crate::manip::narrow(&base, 0, start, 5 * 4096 + 3).unwrap();
+                let fast = reduction(ReduceOp::Sum, &a, None, false, None, None).unwrap();
+                assert_eq!(
+                    floats(&fast),
+                    floats(&generic(&a, &[true])),
+                    "{dtype:?} {start}"
+                );
+            }
             for (start, len) in [
                 (0, 1024),
                 (0, 4096),

@@ -429,7 +429,13 @@ unsafe fn float_sum_blocks<R: Reducer>(
             while b + F32_BLOCKS <= count {
                 // SAFETY: blocks b.. b + F32_BLOCKS are inside the caller's range; `In` is
                 // `f32` and the CPU has AVX2 (`PlainSum::of`).
-                let all = unsafe { add_lanes::f32_blocks(q.add(b * BLOCK) as *const f32, id) };
+                let all = unsafe {
+                    if crate::exec::cpu::avx512() {
+                        add_lanes::f32_blocks_avx512(q.add(b * BLOCK) as *const f32, id)
+                    } else {
+                        add_lanes::f32_blocks(q.add(b * BLOCK) as *const f32, id)
+                    }
+                };
                 let Some(all) = (&all as &dyn Any).downcast_ref::<[R::Acc; F32_BLOCKS]>() else {
                     break;
                 };
@@ -443,7 +449,13 @@ unsafe fn float_sum_blocks<R: Reducer>(
             };
             while b + F64_BLOCKS <= count {
                 // SAFETY: as above, with `In` being `f64`.
-                let all = unsafe { add_lanes::f64_blocks(q.add(b * BLOCK) as *const f64, id) };
+                let all = unsafe {
+                    if crate::exec::cpu::avx512() {
+                        add_lanes::f64_blocks_avx512(q.add(b * BLOCK) as *const f64, id)
+                    } else {
+                        add_lanes::f64_blocks(q.add(b * BLOCK) as *const f64, id)
+                    }
+                };
                 let Some(all) = (&all as &dyn Any).downcast_ref::<[R::Acc; F64_BLOCKS]>() else {
                     break;
                 };
