@@ -50,12 +50,8 @@ pub(super) unsafe fn f32_blocks(q: *const f32, identity: f32) -> [f32; F32_BLOCK
     }
     let mut sums = [0f32; F32_BLOCKS];
     for (sum, pair) in sums.iter_mut().zip(acc.chunks_exact(2)) {
-        // lanes 0-7 and 8-15 (pair[0], pair[1]) → 8 → 4 → 2 → 1
-        let x = _mm256_add_ps(pair[0], pair[1]);
-        let x = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps::<1>(x));
-        let x = _mm_add_ps(x, _mm_movehl_ps(x, x));
-        let x = _mm_add_ss(x, _mm_shuffle_ps::<1>(x, x));
-        *sum = _mm_cvtss_f32(x);
+        // lanes 0-7 and 8-15 (pair[0], pair[1]) → 8, then the rest of the tree
+        *sum = tree8_ps(_mm256_add_ps(pair[0], pair[1]));
     }
     sums
 }
@@ -125,14 +121,10 @@ pub(super) unsafe fn f32_blocks_avx512(q: *const f32, identity: f32) -> [f32; F3
     let mut sums = [0f32; F32_BLOCKS];
     for (sum, a) in sums.iter_mut().zip(acc) {
         let a = _mm512_permutexvar_ps(turn, a);
-        // lanes 0-7 and 8-15 → 8 → 4 → 2 → 1
+        // lanes 0-7 and 8-15 → 8, then the rest of the tree
         let lo = _mm512_castps512_ps256(a);
         let hi = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(a)));
-        let x = _mm256_add_ps(lo, hi);
-        let x = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps::<1>(x));
-        let x = _mm_add_ps(x, _mm_movehl_ps(x, x));
-        let x = _mm_add_ss(x, _mm_shuffle_ps::<1>(x, x));
-        *sum = _mm_cvtss_f32(x);
+        *sum = tree8_ps(_mm256_add_ps(lo, hi));
     }
     sums
 }
@@ -164,10 +156,7 @@ pub(super) unsafe fn f64_blocks(q: *const f64, identity: f64) -> [f64; F64_BLOCK
             _mm256_add_pd(quad[0], quad[2]),
             _mm256_add_pd(quad[1], quad[3]),
         );
-        let x = _mm256_add_pd(lo, hi);
-        let x = _mm_add_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd::<1>(x));
-        let x = _mm_add_sd(x, _mm_unpackhi_pd(x, x));
-        *sum = _mm_cvtsd_f64(x);
+        *sum = tree4_pd(_mm256_add_pd(lo, hi));
     }
     sums
 }
@@ -235,12 +224,12 @@ pub(super) unsafe fn f64_blocks_avx512(q: *const f64, identity: f64) -> [f64; F6
     for (sum, pair) in sums.iter_mut().zip(acc.chunks_exact(2)) {
         let lo = _mm512_permutex2var_pd(pair[0], turn_lo, pair[1]);
         let hi = _mm512_permutex2var_pd(pair[0], turn_hi, pair[1]);
-        // lanes i + 8 (the two registers), then + 4, + 2, + 1
+        // lanes i + 8 (the two registers), then + 4, then the rest of the tree
         let x = _mm512_add_pd(lo, hi);
-        let x = _mm256_add_pd(_mm512_castpd512_pd256(x), _mm512_extractf64x4_pd::<1>(x));
-        let x = _mm_add_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd::<1>(x));
-        let x = _mm_add_sd(x, _mm_unpackhi_pd(x, x));
-        *sum = _mm_cvtsd_f64(x);
+        *sum = tree4_pd(_mm256_add_pd(
+            _mm512_castpd512_pd256(x),
+            _mm512_extractf64x4_pd::<1>(x),
+        ));
     }
     sums
 }
@@ -362,6 +351,31 @@ pub(super) unsafe fn f32_block_columns(
         unsafe { _mm512_storeu_ps(sums.add(c), acc[0]) };
         c += COLUMN_GROUP;
     }
+}
+
+/// The end of the lane tree for `f32`: lanes 0-7 in `x` (each already lane i + lane i + 8),
+/// combined + 4, + 2, + 1 as the generic loop's tree does.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn tree8_ps(x: std::arch::x86_64::__m256) -> f32 {
+    use std::arch::x86_64::*;
+    let x = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps::<1>(x));
+    let x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+    let x = _mm_add_ss(x, _mm_shuffle_ps::<1>(x, x));
+    _mm_cvtss_f32(x)
+}
+
+/// The end of the lane tree for `f64`: lanes 0-3 in `x` (each already combined + 8 and + 4),
+/// combined + 2, + 1.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn tree4_pd(x: std::arch::x86_64::__m256d) -> f64 {
+    use std::arch::x86_64::*;
+    let x = _mm_add_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd::<1>(x));
+    let x = _mm_add_sd(x, _mm_unpackhi_pd(x, x));
+    _mm_cvtsd_f64(x)
 }
 
 /// A hint to bring the cache line at `p` into L2 (it never faults, whatever `p` is). Into L2,

@@ -418,6 +418,8 @@ unsafe fn float_sum_blocks<R: Reducer>(
     let identity = r.identity();
     let identity = &identity as &dyn Any;
     let mut b = 0;
+    #[cfg(target_arch = "x86_64")]
+    let avx512 = crate::exec::cpu::avx512();
     // (The downcasts cannot fail once `PlainSum::of` has checked the types; were one to,
     // the blocks not taken would go through the generic loop.)
     #[cfg(target_arch = "x86_64")]
@@ -430,7 +432,7 @@ unsafe fn float_sum_blocks<R: Reducer>(
                 // SAFETY: blocks b.. b + F32_BLOCKS are inside the caller's range; `In` is
                 // `f32` and the CPU has AVX2 (`PlainSum::of`).
                 let all = unsafe {
-                    if crate::exec::cpu::avx512() {
+                    if avx512 {
                         add_lanes::f32_blocks_avx512(q.add(b * BLOCK) as *const f32, id)
                     } else {
                         add_lanes::f32_blocks(q.add(b * BLOCK) as *const f32, id)
@@ -450,7 +452,7 @@ unsafe fn float_sum_blocks<R: Reducer>(
             while b + F64_BLOCKS <= count {
                 // SAFETY: as above, with `In` being `f64`.
                 let all = unsafe {
-                    if crate::exec::cpu::avx512() {
+                    if avx512 {
                         add_lanes::f64_blocks_avx512(q.add(b * BLOCK) as *const f64, id)
                     } else {
                         add_lanes::f64_blocks(q.add(b * BLOCK) as *const f64, id)

@@ -131,13 +131,11 @@ fn sigmoid_with<const WIDE: bool>(x: f32) -> f32 {
     let (_, ki, _, r) = reduce_ln2(y);
     let p = (r * r).mul_add(horner(&EXP_Q, r), r);
     let s = pow2(ki);
-    // 1 + s and its rounding error (Knuth's two-sum: either may be the larger)
-    let a = 1.0 + s;
-    let ae = if WIDE {
-        let b = a - s;
-        (1.0 - b) + (s - (a - b))
+    // 1 + s and its rounding error (either may be the larger; exact for |k| ≤ 23)
+    let (a, ae) = if WIDE {
+        two_sum(1.0, s)
     } else {
-        0.0
+        (1.0 + s, 0.0)
     };
     // |a| ≥ |s·p|, so the rounding error of a + s·p is (a - u) + s·p
     let sp = s * p;
