@@ -1019,7 +1019,7 @@ mod tests {
             r.result
         };
         for dtype in [DType::F32, DType::F64] {
-            let n = 300_000;
+            let n = 1_100_000;
             let ramp =
                 Array::arange(Scalar::Int(0), Scalar::Int(n), Scalar::Int(1), dtype).unwrap();
             let base = crate::kernels::unary(UnaryOp::Sin, &ramp, None).unwrap();
@@ -1033,6 +1033,23 @@ mod tests {
                     floats(&generic(&a, &[true])),
                     "{dtype:?} {start}"
                 );
+            }
+            // four units side by side (exec/raw/reduce.rs): whole chunks of one long run, rows
+            // a whole number of lines apart (a block each, or blocks and a tail), four rows
+            // of two chunks each; and rows not a whole number of lines apart (one at a time)
+            // (at least 4 units a piece: 16 units or more at one thread)
+            for (start, rows, cols) in [
+                (0, 1, 17 * 32768 + 1000),
+                (5, 64, 1024),
+                (3, 40, 2064),
+                (1, 4, 8 * 32768),
+                (2, 24, 4104),
+            ] {
+                let m = crate::manip::narrow(&base, 0, start, rows * cols).unwrap();
+                let m = m.view(&[rows as i64, cols as i64]).unwrap();
+                let fast = reduction(ReduceOp::Sum, &m, Some(&[1]), false, None, None).unwrap();
+                let want = generic(&m, &[false, true]);
+                assert_eq!(floats(&fast), floats(&want), "{dtype:?} {rows}x{cols}");
             }
             for (start, len) in [
                 (0, 1024),

@@ -1,59 +1,66 @@
 //! Whole blocks of a plain float sum (`f32` or `f64` read and accumulated, combined by IEEE
-//! addition) in explicit AVX2 registers, several blocks side by side.
+//! addition) in explicit AVX2 or AVX-512 registers, several blocks side by side.
 //!
 //! One block's 16 lanes are two (`f32`) or four (`f64`) vector registers, so the generic lane
 //! loop is a chain of dependent additions whose latency sets the pace (about 20 bytes per
 //! cycle on this machine's cores, not much above the memory's rate, far below the cache's).
-//! Four `f32` blocks, or two `f64` ones, side by side give eight independent chains. Only for
-//! inputs that fit the last-level cache: from memory, the blocks' streams 4 KB apart ran at
-//! 0.55-0.8x the single stream of the generic loop (whose chains keep up with memory there),
-//! so larger inputs keep that loop. Each
-//! lane still takes its block's elements `l`, `l + 16`, … in order from the reducer's
-//! identity, and the lanes are combined by the same tree, so each block sum has the generic
-//! loop's bits (LLVM's vectorizer, asked for the same interleaving in generic code, spilled
-//! the lanes to the stack; and the tree, done on the registers' halves, costs a few
-//! instructions instead of sixty scalar ones). Side by side,
-//! the blocks are separate streams a few KB long, shorter than the hardware prefetchers take
-//! to lock on: each loop prefetches the next group's blocks at the offset it reads (a hint,
-//! which never faults, even past the input's end). Raw memory: see the invariants in
-//! [`super`].
+//! Several blocks side by side give independent chains. The blocks of one call lie
+//! [`Spacing::gap`] apart: consecutive blocks of one run, or the same block of four units
+//! (chunks, rows) far apart, which the memory serves as four streams (see
+//! `reduce::units_side_by_side`). Each lane still takes its block's elements `l`, `l + 16`, …
+//! in order from the reducer's identity, and the lanes are combined by the same tree, so each
+//! block sum has the generic loop's bits (LLVM's vectorizer, asked for the same interleaving
+//! in generic code, spilled the lanes to the stack; and the tree, done on the registers'
+//! halves, costs a few instructions instead of sixty scalar ones). Consecutive blocks side by
+//! side are separate streams a few KB long, shorter than the hardware prefetchers take to
+//! lock on: their loops prefetch the next call's blocks ([`Spacing::ahead`]; a hint, which
+//! never faults, even past the input's end). Raw memory: see the invariants in [`super`].
 
 use super::reduce::{BLOCK, LANES};
 
-/// Blocks side by side per call: eight vector registers of lanes.
+/// Blocks side by side per call for an input the cache holds (consecutive blocks): eight
+/// vector registers of lanes.
 pub(super) const F32_BLOCKS: usize = 4;
 /// As [`F32_BLOCKS`], for `f64`.
 pub(super) const F64_BLOCKS: usize = 2;
 
-/// The sums of the [`F32_BLOCKS`] consecutive whole blocks at `q`: each lane starts from
-/// `identity` and adds its elements in order, then the lanes are combined by the lane tree
-/// (lane i with lane i + 8, then + 4, + 2, + 1: the halves of the registers), as the generic
-/// loop does.
+/// Where the `K` blocks of one call lie: block `k` at `q + k·gap` elements; with `ahead`, the
+/// loops prefetch that many elements past what they read (the next call's blocks).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Spacing {
+    pub gap: isize,
+    pub ahead: Option<isize>,
+}
+
+/// The sums of `K` whole blocks at `q` spaced by `at`: each lane starts from `identity` and
+/// adds its elements in order, then the lanes are combined by the lane tree (lane i with lane
+/// i + 8, then + 4, + 2, + 1: the halves of the registers), as the generic loop does.
 ///
 /// # Safety
-/// `q` must address `F32_BLOCKS·BLOCK` readable, aligned `f32`s, and the CPU must have AVX2.
+/// Each block (`q + k·at.gap`, `k < K`) must address `BLOCK` readable, aligned `f32`s, and
+/// the CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn f32_blocks(q: *const f32, identity: f32) -> [f32; F32_BLOCKS] {
+pub(super) unsafe fn f32_blocks<const K: usize>(
+    q: *const f32,
+    at: Spacing,
+    identity: f32,
+) -> [f32; K] {
     use std::arch::x86_64::*;
-    let mut acc = [_mm256_set1_ps(identity); 2 * F32_BLOCKS];
+    let mut acc = [[_mm256_set1_ps(identity); 2]; K];
     for g in 0..BLOCK / LANES {
-        for (k, pair) in acc.chunks_exact_mut(2).enumerate() {
-            let p = k * BLOCK + g * LANES;
-            prefetch(q.wrapping_add(p + F32_BLOCKS * BLOCK));
-            // SAFETY: p + 16 <= F32_BLOCKS·BLOCK (the caller's range).
+        for (k, pair) in acc.iter_mut().enumerate() {
+            let p = q.wrapping_offset(k as isize * at.gap + (g * LANES) as isize);
+            prefetch_at(p, at.ahead);
+            // SAFETY: block k's elements 16g .. 16g + 16 (the caller's range).
             unsafe {
-                pair[0] = _mm256_add_ps(pair[0], _mm256_loadu_ps(q.add(p)));
-                pair[1] = _mm256_add_ps(pair[1], _mm256_loadu_ps(q.add(p + 8)));
+                pair[0] = _mm256_add_ps(pair[0], _mm256_loadu_ps(p));
+                pair[1] = _mm256_add_ps(pair[1], _mm256_loadu_ps(p.add(8)));
             }
         }
     }
-    let mut sums = [0f32; F32_BLOCKS];
-    for (sum, pair) in sums.iter_mut().zip(acc.chunks_exact(2)) {
-        // lanes 0-7 and 8-15 (pair[0], pair[1]) → 8, then the rest of the tree
-        *sum = tree8_ps(_mm256_add_ps(pair[0], pair[1]));
-    }
-    sums
+    // lanes 0-7 and 8-15 (pair[0], pair[1]) → 8, then the rest of the tree
+    acc.map(|pair| tree8_ps(_mm256_add_ps(pair[0], pair[1])))
 }
 
 /// [`f32_blocks`] with each block's 16 lanes in one AVX-512 register, read in aligned
@@ -69,45 +76,41 @@ pub(super) unsafe fn f32_blocks(q: *const f32, identity: f32) -> [f32; F32_BLOCK
 /// the payload of a NaN plus another NaN: the rotation keeps those bits too.)
 ///
 /// # Safety
-/// As for [`f32_blocks`], and the CPU must have AVX-512F.
+/// As for [`f32_blocks`], with `at.gap` a multiple of 16 (every block as far from a line as
+/// the first), and the CPU must have AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2")]
-pub(super) unsafe fn f32_blocks_avx512(q: *const f32, identity: f32) -> [f32; F32_BLOCKS] {
+pub(super) unsafe fn f32_blocks_avx512<const K: usize>(
+    q: *const f32,
+    at: Spacing,
+    identity: f32,
+) -> [f32; K] {
     use std::arch::x86_64::*;
     let m = (q as usize / 4) % LANES;
     let line = q.wrapping_sub(m);
+    let block = |k: usize| line.wrapping_offset(k as isize * at.gap);
     // positions m.. of the first vector, ..m of the one past the block's 64th
     let (head, tail) = ((0xFFFFu32 << m) as u16, ((1u32 << m) - 1) as u16);
-    let mut acc = [_mm512_set1_ps(identity); F32_BLOCKS];
+    let mut acc = [_mm512_set1_ps(identity); K];
     for (k, a) in acc.iter_mut().enumerate() {
         // SAFETY: the head lanes are the block's first 16 - m elements.
-        *a = unsafe {
-            _mm512_mask_add_ps(
-                *a,
-                head,
-                *a,
-                _mm512_maskz_loadu_ps(head, line.wrapping_add(k * BLOCK)),
-            )
-        };
+        *a = unsafe { _mm512_mask_add_ps(*a, head, *a, _mm512_maskz_loadu_ps(head, block(k))) };
     }
     for g in 1..BLOCK / LANES {
         for (k, a) in acc.iter_mut().enumerate() {
-            let p = line.wrapping_add(k * BLOCK + g * LANES);
-            prefetch(p.wrapping_add(F32_BLOCKS * BLOCK));
+            let p = block(k).wrapping_add(g * LANES);
+            prefetch_at(p, at.ahead);
             // SAFETY: block k's elements 16g - m .. 16g - m + 16, inside 0..BLOCK for
-            // 1 ≤ g < BLOCK/16; `line` is 64-byte aligned.
+            // 1 ≤ g < BLOCK/16; `line` is 64-byte aligned, and so is every block's start
+            // (`at.gap` a multiple of 16).
             *a = unsafe { _mm512_add_ps(*a, _mm512_load_ps(p)) };
         }
     }
     for (k, a) in acc.iter_mut().enumerate() {
         // SAFETY: the tail lanes are the block's last m elements.
         *a = unsafe {
-            _mm512_mask_add_ps(
-                *a,
-                tail,
-                *a,
-                _mm512_maskz_loadu_ps(tail, line.wrapping_add(k * BLOCK + BLOCK)),
-            )
+            let last = _mm512_maskz_loadu_ps(tail, block(k).wrapping_add(BLOCK));
+            _mm512_mask_add_ps(*a, tail, *a, last)
         };
     }
     // lane l back to position l: position (l + m) mod 16
@@ -118,47 +121,47 @@ pub(super) unsafe fn f32_blocks_avx512(q: *const f32, identity: f32) -> [f32; F3
         ),
         _mm512_set1_epi32(15),
     );
-    let mut sums = [0f32; F32_BLOCKS];
-    for (sum, a) in sums.iter_mut().zip(acc) {
+    acc.map(|a| {
         let a = _mm512_permutexvar_ps(turn, a);
         // lanes 0-7 and 8-15 → 8, then the rest of the tree
         let lo = _mm512_castps512_ps256(a);
         let hi = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(a)));
-        *sum = tree8_ps(_mm256_add_ps(lo, hi));
-    }
-    sums
+        tree8_ps(_mm256_add_ps(lo, hi))
+    })
 }
 
-/// As [`f32_blocks`], for [`F64_BLOCKS`] blocks of `f64`s.
+/// As [`f32_blocks`], for `f64`s.
 ///
 /// # Safety
-/// `q` must address `F64_BLOCKS·BLOCK` readable, aligned `f64`s, and the CPU must have AVX2.
+/// As for [`f32_blocks`], with `f64`s.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn f64_blocks(q: *const f64, identity: f64) -> [f64; F64_BLOCKS] {
+pub(super) unsafe fn f64_blocks<const K: usize>(
+    q: *const f64,
+    at: Spacing,
+    identity: f64,
+) -> [f64; K] {
     use std::arch::x86_64::*;
-    let mut acc = [_mm256_set1_pd(identity); 4 * F64_BLOCKS];
+    let mut acc = [[_mm256_set1_pd(identity); 4]; K];
     for g in 0..BLOCK / LANES {
-        for (k, quad) in acc.chunks_exact_mut(4).enumerate() {
-            let p = k * BLOCK + g * LANES;
-            prefetch(q.wrapping_add(p + F64_BLOCKS * BLOCK));
-            prefetch(q.wrapping_add(p + F64_BLOCKS * BLOCK + 8));
+        for (k, quad) in acc.iter_mut().enumerate() {
+            let p = q.wrapping_offset(k as isize * at.gap + (g * LANES) as isize);
+            prefetch_at(p, at.ahead);
+            prefetch_at(p.wrapping_add(8), at.ahead);
             for (j, a) in quad.iter_mut().enumerate() {
-                // SAFETY: p + 16 <= F64_BLOCKS·BLOCK (the caller's range).
-                *a = unsafe { _mm256_add_pd(*a, _mm256_loadu_pd(q.add(p + 4 * j))) };
+                // SAFETY: block k's elements 16g .. 16g + 16 (the caller's range).
+                *a = unsafe { _mm256_add_pd(*a, _mm256_loadu_pd(p.add(4 * j))) };
             }
         }
     }
-    let mut sums = [0f64; F64_BLOCKS];
-    for (sum, quad) in sums.iter_mut().zip(acc.chunks_exact(4)) {
-        // lanes 0-3, 4-7, 8-11, 12-15 → 8 → 4 → 2 → 1
+    // lanes 0-3, 4-7, 8-11, 12-15 → 8 → 4 → 2 → 1
+    acc.map(|quad| {
         let (lo, hi) = (
             _mm256_add_pd(quad[0], quad[2]),
             _mm256_add_pd(quad[1], quad[3]),
         );
-        *sum = tree4_pd(_mm256_add_pd(lo, hi));
-    }
-    sums
+        tree4_pd(_mm256_add_pd(lo, hi))
+    })
 }
 
 /// [`f64_blocks`] with each block's 16 lanes in two AVX-512 registers, read in aligned
@@ -167,47 +170,53 @@ pub(super) unsafe fn f64_blocks(q: *const f64, identity: f64) -> [f64; F64_BLOCK
 /// rotated back across the two registers before the tree.
 ///
 /// # Safety
-/// As for [`f64_blocks`], and the CPU must have AVX-512F.
+/// As for [`f64_blocks`], with `at.gap` a multiple of 8, and the CPU must have AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2")]
-pub(super) unsafe fn f64_blocks_avx512(q: *const f64, identity: f64) -> [f64; F64_BLOCKS] {
+pub(super) unsafe fn f64_blocks_avx512<const K: usize>(
+    q: *const f64,
+    at: Spacing,
+    identity: f64,
+) -> [f64; K] {
     use std::arch::x86_64::*;
     const HALF: usize = LANES / 2;
     let m = (q as usize / 8) % HALF;
     let line = q.wrapping_sub(m);
+    let block = |k: usize| line.wrapping_offset(k as isize * at.gap);
     let (head, tail) = ((0xFFu32 << m) as u8, ((1u32 << m) - 1) as u8);
-    let mut acc = [_mm512_set1_pd(identity); 2 * F64_BLOCKS];
-    for (k, pair) in acc.chunks_exact_mut(2).enumerate() {
+    let mut acc = [[_mm512_set1_pd(identity); 2]; K];
+    for (k, pair) in acc.iter_mut().enumerate() {
         // SAFETY: the head lanes are the block's first 8 - m elements.
         pair[0] = unsafe {
-            let first = _mm512_maskz_loadu_pd(head, line.wrapping_add(k * BLOCK));
+            let first = _mm512_maskz_loadu_pd(head, block(k));
             _mm512_mask_add_pd(pair[0], head, pair[0], first)
         };
     }
     // vectors 1, 2, ..., BLOCK/8 - 1 of the stream: odd ones to the second register
     for g in 0..BLOCK / LANES - 1 {
-        for (k, pair) in acc.chunks_exact_mut(2).enumerate() {
-            let p = line.wrapping_add(k * BLOCK + g * LANES + HALF);
-            prefetch(p.wrapping_add(F64_BLOCKS * BLOCK));
-            prefetch(p.wrapping_add(F64_BLOCKS * BLOCK + HALF));
+        for (k, pair) in acc.iter_mut().enumerate() {
+            let p = block(k).wrapping_add(g * LANES + HALF);
+            prefetch_at(p, at.ahead);
+            prefetch_at(p.wrapping_add(HALF), at.ahead);
             // SAFETY: block k's elements 16g + 8 - m .. 16g + 24 - m, inside 0..BLOCK for
-            // g < BLOCK/16 - 1; `line` is 64-byte aligned.
+            // g < BLOCK/16 - 1; every block's line is 64-byte aligned (`at.gap` a multiple
+            // of 8).
             unsafe {
                 pair[1] = _mm512_add_pd(pair[1], _mm512_load_pd(p));
                 pair[0] = _mm512_add_pd(pair[0], _mm512_load_pd(p.add(HALF)));
             }
         }
     }
-    for (k, pair) in acc.chunks_exact_mut(2).enumerate() {
-        // SAFETY: block k's elements BLOCK - 8 - m .. BLOCK - m; `line` is 64-byte aligned.
-        let x = unsafe { _mm512_load_pd(line.wrapping_add(k * BLOCK + BLOCK - HALF)) };
+    for (k, pair) in acc.iter_mut().enumerate() {
+        // SAFETY: block k's elements BLOCK - 8 - m .. BLOCK - m; its line is aligned.
+        let x = unsafe { _mm512_load_pd(block(k).wrapping_add(BLOCK - HALF)) };
         pair[1] = _mm512_add_pd(pair[1], x);
     }
-    for (k, pair) in acc.chunks_exact_mut(2).enumerate() {
+    for (k, pair) in acc.iter_mut().enumerate() {
         // SAFETY: the tail lanes are the block's last m elements (the stream's vector
         // BLOCK/8, at an even position).
         pair[0] = unsafe {
-            let last = _mm512_maskz_loadu_pd(tail, line.wrapping_add(k * BLOCK + BLOCK));
+            let last = _mm512_maskz_loadu_pd(tail, block(k).wrapping_add(BLOCK));
             _mm512_mask_add_pd(pair[0], tail, pair[0], last)
         };
     }
@@ -220,18 +229,16 @@ pub(super) unsafe fn f64_blocks_avx512(q: *const f64, identity: f64) -> [f64; F6
         _mm512_add_epi64(_mm512_add_epi64(iota, _mm512_set1_epi64(8)), shift),
         fifteen,
     );
-    let mut sums = [0f64; F64_BLOCKS];
-    for (sum, pair) in sums.iter_mut().zip(acc.chunks_exact(2)) {
+    acc.map(|pair| {
         let lo = _mm512_permutex2var_pd(pair[0], turn_lo, pair[1]);
         let hi = _mm512_permutex2var_pd(pair[0], turn_hi, pair[1]);
         // lanes i + 8 (the two registers), then + 4, then the rest of the tree
         let x = _mm512_add_pd(lo, hi);
-        *sum = tree4_pd(_mm256_add_pd(
+        tree4_pd(_mm256_add_pd(
             _mm512_castpd512_pd256(x),
             _mm512_extractf64x4_pd::<1>(x),
-        ));
-    }
-    sums
+        ))
+    })
 }
 
 /// `acc[j] = (((acc[j] + r0[j]) + r1[j]) + r2[j]) + r3[j]` for `j < w`, with `rows` = [r0,
@@ -380,6 +387,15 @@ fn tree4_pd(x: std::arch::x86_64::__m256d) -> f64 {
 
 /// A hint to bring the cache line at `p` into L2 (it never faults, whatever `p` is). Into L2,
 /// not L1: four streams 16 KB ahead would not fit L1 (measured a little faster, too).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn prefetch_at<T>(p: *const T, ahead: Option<isize>) {
+    if let Some(ahead) = ahead {
+        prefetch(p.wrapping_offset(ahead));
+    }
+}
+
+/// As [`prefetch_at`], at `p` itself.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn prefetch<T>(p: *const T) {
