@@ -282,6 +282,10 @@ def test_identical_bits_at_any_thread_count_and_grain(n):
     # many rows, few columns: the outer-dim path cuts the rows into groups of blocks by the
     # thread count (a last partial group included)
     tall = fi.from_numpy(rng.standard_normal((5000 + n % 3000, 40)).astype(np.float32))
+    # four units side by side (whole chunks of one run; rows a whole number of lines apart),
+    # grouped within each piece of work, which the thread count and grain change
+    long = fi.from_numpy(rng.standard_normal(17 * 32768 + n).astype(np.float32))
+    rows = fi.from_numpy(rng.standard_normal((n // 1024 + 17, 2048)))
     results = {}
     old_threads, old_grain = fi.get_num_threads(), fi.get_grain_size()
     try:
@@ -306,6 +310,8 @@ def test_identical_bits_at_any_thread_count_and_grain(n):
                 fi.argmax(x).numpy().tobytes(),
                 fi.argmin(x).numpy().tobytes(),
                 fi.argmax(wide, 0).numpy().tobytes(),
+                fi.sum(long).numpy().tobytes(),
+                fi.sum(rows, 1).numpy().tobytes(),
             ]
             results[(threads, grain)] = got
     finally:
