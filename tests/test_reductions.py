@@ -252,6 +252,18 @@ def test_nan_propagation_and_first_index_of_ties():
     assert_same(fi.argmin(share(ties)), torch.argmin(ties))
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="torch multiplies float16 in float16 left to right on short rows (60000 * 60000 "
+    "overflows to inf, times 0 is nan); ferroiter multiplies in float32 by its lane tree",
+)
+def test_float16_prod_overflows_as_torch_does():
+    t = torch.tensor([60000.0, 60000.0, 0.0], dtype=torch.float16)
+    a = share(t)
+    assert np.isnan(torch.prod(t).item())
+    assert np.isnan(fi.prod(a).item())
+
+
 def test_float32_sum_of_three_times_two_to_the_24_ones_is_exact():
     n = 3 * 2**24
     s = fi.sum(fi.ones((n,)))
