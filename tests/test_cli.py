@@ -177,6 +177,11 @@ def test_explain_reductions(capsys: pytest.CaptureFixture[str]) -> None:
         "[3, 4); each unit writes a partial" in parallel
     )
     assert not any("torch's 2-D order" in t or "chunk(s) [" in t for t in lines)
+    # a float16 prod multiplies in torch's order (its own loop), which the header says
+    code, out, _ = run_cli(capsys, "explain", "prod", "3,40:float16", "--dim", "1")
+    assert code == 0 and "torch's order: a float16/bfloat16 prod multiplies" in out
+    code, out, _ = run_cli(capsys, "explain", "sum", "3,40:float16", "--dim", "1")
+    assert code == 0 and "torch's order:" not in out
     code, _, err = run_cli(capsys, "explain", "argmax", "3,4", "--dim", "9")
     assert code == 2 and "--dim 9: out of range for 2 dims" in err
 

@@ -144,6 +144,14 @@ def _reduction_iterator(
         f"out: new contiguous {kept} (the reduced dims {sorted(wrapped)} kept as size 1)",
         *blocked_note,
     ]
+    if op == "prod" and str(a.dtype) in ("float16", "bfloat16"):
+        lines.append(
+            "torch's order: a float16/bfloat16 prod multiplies in the dtype (each product "
+            "rounded), each output's chunks of up to 32768 elements in the order of torch's "
+            "vector loop: a contiguous run's groups of 64 in 64 lanes, then the rest in turn; "
+            "other runs one element after another; units output x chunk. The loop lines below "
+            "are those of the plan's other reductions"
+        )
     return _fi.TensorIterator.reduce_op(out, a), lines
 
 

@@ -207,6 +207,8 @@ struct Fold<I, A, L, C> {
     float_sum: bool,
     /// `combine` is associative on the exact bits ([`Fold::exact`]).
     exact: bool,
+    /// Each chunk combined in torch's order ([`Fold::in_torch_order`]).
+    in_torch_order: bool,
     input: PhantomData<fn(I)>,
 }
 impl<I: Copy + 'static, A: Copy + Send + Sync + 'static, L, C> Reducer for Fold<I, A, L, C>
@@ -236,6 +238,10 @@ where
     fn is_exactly_associative(&self) -> bool {
         self.exact
     }
+    #[inline(always)]
+    fn in_torch_order(&self) -> bool {
+        self.in_torch_order
+    }
 }
 impl<I, A, L, C> Fold<I, A, L, C> {
     /// Marks `combine` as associative on the exact bits
@@ -243,6 +249,14 @@ impl<I, A, L, C> Fold<I, A, L, C> {
     fn exact(self) -> Self {
         Fold {
             exact: true,
+            ..self
+        }
+    }
+    /// Combines each chunk's elements in the order of torch's vectorized reduce loop
+    /// ([`Reducer::in_torch_order`]).
+    fn in_torch_order(self) -> Self {
+        Fold {
+            in_torch_order: true,
             ..self
         }
     }
@@ -254,6 +268,7 @@ fn fold<I, A, L, C>(identity: A, lift: L, combine: C) -> Fold<I, A, L, C> {
         combine,
         float_sum: false,
         exact: false,
+        in_torch_order: false,
         input: PhantomData,
     }
 }
@@ -268,6 +283,7 @@ fn sum_fold<T: Element, A: Arith>() -> impl Reducer<In = T, Acc = A> {
         combine: |a: A, b: A| a.add(b),
         float_sum: true,
         exact: false,
+        in_torch_order: false,
         input: PhantomData,
     }
 }
@@ -567,7 +583,14 @@ fn sum_prod(prod: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Array
     crate::dispatch_all!(a.dtype(), T => {
         type A = <T as Accumulate>::Acc;
         let finish = |acc: A| acc.cast::<<T as Accumulate>::Out>();
-        if prod {
+        if prod && matches!(T::DTYPE, DType::F16 | DType::BF16) {
+            // torch multiplies float16/bfloat16 in the dtype (each product, exact in float32,
+            // rounded to it), in its vector loop's order: [60000, 60000, 0] overflows to inf,
+            // then gives nan
+            let round = |a: A, b: A| a.mul(b).cast::<T>().cast::<A>();
+            let f = fold(A::ONE, |x: T, _| x.cast::<A>(), round).in_torch_order();
+            reduce(&r.plan, &f, finish, grain)?;
+        } else if prod {
             let f = fold(A::ONE, |x: T, _| x.cast::<A>(), |a: A, b: A| a.mul(b));
             reduce(&r.plan, &f, finish, grain)?;
         } else {
@@ -992,6 +1015,85 @@ mod tests {
         assert_eq!(floats(&am), vec![11.0]);
         let c = scan_op(false, &a, 0, None, None).unwrap();
         assert_eq!(floats(&c)[8..], [12.0, 15.0, 18.0, 21.0]);
+    }
+
+    /// float16/bfloat16 products are rounded to the dtype in the order of torch's vector loop
+    /// (a contiguous row's groups of 64 in 64 lanes, four registers of 16 joined pairwise,
+    /// their lanes left to right, then the rest in turn; other runs in turn): 60000 · 60000
+    /// overflows float16 before the 0 comes. Along an inner dim, an outer dim (which takes no
+    /// outer-dim path) and over more than a chunk.
+    #[test]
+    fn half_products_are_rounded_in_torch_order() {
+        use crate::exec::raw::lines::from_slice;
+        use crate::exec::raw::reduce::CHUNK;
+        let nan = from_slice(&[60000.0f32, 60000.0, 0.0].map(f16::from_f32), &[3]).unwrap();
+        let p = reduction(ReduceOp::Prod, &nan, None, false, None, None).unwrap();
+        assert!(floats(&p)[0].is_nan());
+        fn check<T: Element + Accumulate>(to: fn(f32) -> T, back: fn(T) -> f32) {
+            let mul = |a: T, b: T| to(back(a) * back(b));
+            // torch's vectorized_inner_reduction on a contiguous row, into `acc`
+            let row = |acc: T, xs: &[T]| {
+                let whole = xs.len() / 64 * 64;
+                let mut acc = acc;
+                if whole > 0 {
+                    let mut regs: Vec<Vec<T>> =
+                        (0..4).map(|j| xs[16 * j..][..16].to_vec()).collect();
+                    for g in (64..whole).step_by(64) {
+                        for (j, reg) in regs.iter_mut().enumerate() {
+                            for (l, v) in reg.iter_mut().enumerate() {
+                                *v = mul(*v, xs[g + 16 * j + l]);
+                            }
+                        }
+                    }
+                    let v: Vec<T> = (0..16)
+                        .map(|l| mul(mul(regs[0][l], regs[1][l]), mul(regs[2][l], regs[3][l])))
+                        .collect();
+                    acc = mul(acc, v[1..].iter().fold(v[0], |b, &x| mul(b, x)));
+                }
+                xs[whole..].iter().fold(acc, |a, &x| mul(a, x))
+            };
+            // factors around 1 (no early overflow), a 37 x 900 matrix
+            let xs: Vec<T> = (0..37 * 900)
+                .map(|i| to(0.93 + 0.15 * ((i * 7919 % 1000) as f32 / 1000.0)))
+                .collect();
+            let m = from_slice(&xs, &[37, 900]).unwrap();
+            let p = reduction(ReduceOp::Prod, &m, Some(&[1]), false, None, None).unwrap();
+            let want: Vec<f64> = xs
+                .chunks(900)
+                .map(|r| back(row(to(1.0), r)) as f64)
+                .collect();
+            assert_eq!(floats(&p), want, "{:?} rows", T::DTYPE);
+            let p = reduction(ReduceOp::Prod, &m, Some(&[0]), false, None, None).unwrap();
+            let column = |j: usize| (0..37).fold(to(1.0), |a, k| mul(a, xs[k * 900 + j]));
+            let want: Vec<f64> = (0..900).map(|j| back(column(j)) as f64).collect();
+            assert_eq!(floats(&p), want, "{:?} columns", T::DTYPE);
+            // rows of 900 of a wider array, all reduced: one row after another into one result
+            let wide = from_slice(&xs, &[30, 1110]).unwrap();
+            let rows = crate::manip::narrow(&wide, 1, 0, 900).unwrap();
+            let p = reduction(ReduceOp::Prod, &rows, None, false, None, None).unwrap();
+            let want = xs.chunks(1110).fold(to(1.0), |a, r| row(a, &r[..900]));
+            assert_eq!(
+                floats(&p),
+                vec![back(want) as f64],
+                "{:?} all rows",
+                T::DTYPE
+            );
+            // beyond a chunk: each chunk a row of its own, the chunks by the counter (two);
+            // groups of 64 factors 1.1 and 1/1.1 in turn, so that each lane's rounded product
+            // drifts but stays in range
+            let n = CHUNK + 69;
+            let xs: Vec<T> = (0..n)
+                .map(|k| to(if k / 64 % 2 == 0 { 1.1 } else { 1.0 / 1.1 }))
+                .collect();
+            let finite = |v: T| back(v).is_finite() && back(v) != 0.0;
+            assert!(finite(row(to(1.0), &xs[..CHUNK])) && finite(row(to(1.0), &xs[CHUNK..])));
+            let long = from_slice(&xs, &[n]).unwrap();
+            let p = reduction(ReduceOp::Prod, &long, None, false, None, None).unwrap();
+            let (first, second) = (row(to(1.0), &xs[..CHUNK]), row(to(1.0), &xs[CHUNK..]));
+            assert_eq!(floats(&p), vec![back(mul(first, second)) as f64]);
+        }
+        check::<f16>(f16::from_f32, f32::from);
+        check::<bf16>(bf16::from_f32, f32::from);
     }
 
     /// Plain float sums take an explicit-vector loop for whole blocks (exec/raw/add_lanes.rs):

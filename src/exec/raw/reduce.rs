@@ -92,6 +92,15 @@ pub(crate) trait Reducer: Sync {
     fn is_exactly_associative(&self) -> bool {
         false
     }
+    /// Whether each chunk of an output's elements is combined in the order of torch's
+    /// vectorized reduce loop ([`torch_order_range`]) instead of by the lanes: a
+    /// float16/bfloat16 product, each product rounded to the dtype as torch's, where the order
+    /// decides what overflows. The chunks are still combined by the counter, so the bits stay
+    /// fixed by the input's size.
+    #[inline(always)]
+    fn in_torch_order(&self) -> bool {
+        false
+    }
 }
 
 /// The 16 lanes combined by a fixed pairwise tree (lane i with lane i + 8, then + 4, …).
@@ -620,9 +629,71 @@ unsafe fn reduce_range<R: Reducer>(
     n1: usize,
     side_by_side: bool,
 ) -> R::Acc {
+    if r.in_torch_order() {
+        // SAFETY: the caller's guarantee.
+        return unsafe { torch_order_range(r, reduced, base, n0, n1) };
+    }
     let blocks = Counter::new(r.identity());
     // SAFETY: the caller's guarantee.
     unsafe { finish_range(r, reduced, base, n0, n1, side_by_side, blocks) }
+}
+
+/// Registers of torch's vector loop over a contiguous row (`reduction128`) and the
+/// half-precision lanes of each (16 on every x86 level torch has: measured equal to torch's
+/// float16 and bfloat16 products at every row length).
+const TORCH_REGISTERS: usize = 4;
+const TORCH_VEC: usize = 16;
+
+/// One output's positions `[n0, n1)` combined in the order of torch's `binary_kernel_reduce_vec`
+/// ([`Reducer::in_torch_order`]), run after run along the first reduced dim. A contiguous
+/// run's whole groups of 64 go to 64 lanes (element i to lane i mod 64, in order), which
+/// meet as four registers — (0 with 1) with (2 with 3), lane by lane — then the 16 lanes
+/// left to right; that joins the result, and the rest of the run follows one element at a
+/// time. Any other run (strided, an outer dim: torch's column loop) is taken one element at
+/// a time.
+///
+/// # Safety
+/// As for [`reduce_range`].
+unsafe fn torch_order_range<R: Reducer>(
+    r: &R,
+    reduced: &[(usize, isize)],
+    base: *const u8,
+    n0: usize,
+    n1: usize,
+) -> R::Acc {
+    const ROW: usize = TORCH_REGISTERS * TORCH_VEC;
+    let mut acc = r.identity();
+    let s0 = reduced[0].1;
+    let contiguous = s0 == size_of::<R::In>() as isize;
+    for_runs(reduced, n0, n1, |off, len, n| {
+        let p = base.wrapping_offset(off);
+        // SAFETY (both loops): the run's elements are inside the input (the caller's
+        // guarantee).
+        let x = |k: usize| r.lift(unsafe { get(p, k, s0) }, n + k);
+        let whole = if contiguous { len / ROW * ROW } else { 0 };
+        if whole > 0 {
+            let mut lanes = [r.identity(); ROW];
+            for g in (0..whole).step_by(ROW) {
+                for (l, lane) in lanes.iter_mut().enumerate() {
+                    *lane = r.combine(*lane, x(g + l));
+                }
+            }
+            let reg = |j: usize, l: usize| lanes[j * TORCH_VEC + l];
+            let mut row = r.identity();
+            for l in 0..TORCH_VEC {
+                let v = r.combine(
+                    r.combine(reg(0, l), reg(1, l)),
+                    r.combine(reg(2, l), reg(3, l)),
+                );
+                row = if l == 0 { v } else { r.combine(row, v) };
+            }
+            acc = r.combine(acc, row);
+        }
+        for k in whole..len {
+            acc = r.combine(acc, x(k));
+        }
+    });
+    acc
 }
 
 /// [`reduce_range`] from position `n0` on, the whole blocks before it (from the start of the
@@ -1231,8 +1302,13 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
     }
     let nchunks = n.div_ceil(CHUNK);
     let item = size_of::<R::In>() as isize;
-    // The outer-dim path: the reduced dims are strided and some kept dim is contiguous.
-    let column = outer_column(&geo, item);
+    // The outer-dim path: the reduced dims are strided and some kept dim is contiguous (not
+    // for one in torch's order, which walks each output's elements in turn).
+    let column = if r.in_torch_order() {
+        None
+    } else {
+        outer_column(&geo, item)
+    };
     let threads = task_count(usize::MAX, outputs * n, grain);
     let split = column.map(|c| {
         let cols = geo.kept[c].0;
