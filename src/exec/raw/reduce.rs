@@ -667,9 +667,11 @@ unsafe fn torch_order_range<R: Reducer>(
     let contiguous = s0 == size_of::<R::In>() as isize;
     for_runs(reduced, n0, n1, |off, len, n| {
         let p = base.wrapping_offset(off);
-        // SAFETY (both loops): the run's elements are inside the input (the caller's
-        // guarantee).
-        let x = |k: usize| r.lift(unsafe { get(p, k, s0) }, n + k);
+        let x = |k: usize| {
+            // SAFETY: called with k < len only, and the run's elements are inside the input
+            // (the caller's guarantee).
+            r.lift(unsafe { get(p, k, s0) }, n + k)
+        };
         let whole = if contiguous { len / ROW * ROW } else { 0 };
         if whole > 0 {
             let mut lanes = [r.identity(); ROW];
