@@ -205,8 +205,6 @@ struct Fold<I, A, L, C> {
     combine: C,
     /// Made by [`float_sum`]: `lift` converts, `combine` adds.
     float_sum: bool,
-    /// `combine` is associative on the exact bits ([`Fold::exact`]).
-    exact: bool,
     /// Each chunk combined in torch's order ([`Fold::in_torch_order`]).
     in_torch_order: bool,
     input: PhantomData<fn(I)>,
@@ -235,23 +233,11 @@ where
         self.float_sum
     }
     #[inline(always)]
-    fn is_exactly_associative(&self) -> bool {
-        self.exact
-    }
-    #[inline(always)]
     fn in_torch_order(&self) -> bool {
         self.in_torch_order
     }
 }
 impl<I, A, L, C> Fold<I, A, L, C> {
-    /// Marks `combine` as associative on the exact bits
-    /// ([`Reducer::is_exactly_associative`]).
-    fn exact(self) -> Self {
-        Fold {
-            exact: true,
-            ..self
-        }
-    }
     /// Combines each chunk's elements in the order of torch's vectorized reduce loop
     /// ([`Reducer::in_torch_order`]).
     fn in_torch_order(self) -> Self {
@@ -267,7 +253,6 @@ fn fold<I, A, L, C>(identity: A, lift: L, combine: C) -> Fold<I, A, L, C> {
         lift,
         combine,
         float_sum: false,
-        exact: false,
         in_torch_order: false,
         input: PhantomData,
     }
@@ -282,7 +267,6 @@ fn sum_fold<T: Element, A: Arith>() -> impl Reducer<In = T, Acc = A> {
         lift: |x: T, _| x.cast::<A>(),
         combine: |a: A, b: A| a.add(b),
         float_sum: true,
-        exact: false,
         in_torch_order: false,
         input: PhantomData,
     }
@@ -632,6 +616,53 @@ fn divide<T: Element>(s: T, n: usize) -> T {
     }
 }
 
+/// amax (`MAX`) or amin: NaN (a key unequal to itself) wins, then the larger (smaller) key —
+/// the first NaN, else the first of the largest: a select associative on the exact bits. The
+/// tests are joined with `|`, not `||`, so that the select vectorizes.
+struct Extremum<T, const MAX: bool>(PhantomData<fn(T)>);
+impl<T: Ordered, const MAX: bool> Reducer for Extremum<T, MAX> {
+    type In = T;
+    type Acc = T::Key;
+    #[inline(always)]
+    fn identity(&self) -> T::Key {
+        if MAX {
+            T::LOWEST
+        } else {
+            T::HIGHEST
+        }
+    }
+    #[inline(always)]
+    fn lift(&self, x: T, _: usize) -> T::Key {
+        x.key()
+    }
+    #[inline(always)]
+    fn combine(&self, a: T::Key, b: T::Key) -> T::Key {
+        pick::<T::Key, MAX>(a, b)
+    }
+    #[inline(always)]
+    fn is_exactly_associative(&self) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn has_select_without_nan(&self) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn select_without_nan(&self, a: T::Key, b: T::Key) -> T::Key {
+        let wins = if MAX { b > a } else { b < a };
+        if wins {
+            b
+        } else {
+            a
+        }
+    }
+    #[inline(always)]
+    #[allow(clippy::eq_op)]
+    fn is_nan(&self, a: T::Key) -> bool {
+        a != a
+    }
+}
+
 fn extremum(max: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Array> {
     let r = reduction_plan(a, mask, keepdim, a.dtype(), false)?;
     if r.result.numel() == 0 {
@@ -646,23 +677,10 @@ fn extremum(max: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Array>
     };
     crate::dispatch_ordered!(a.dtype(), T => {
         type K = <T as Ordered>::Key;
-        // NaN (a key unequal to itself) wins; otherwise the larger (smaller) key. The tests
-        // are joined with `|`, not `||`, and max/min are separate closures (no flag tested
-        // per element), so the combine is a select that LLVM vectorizes.
-        #[allow(clippy::eq_op)]
         if max {
-            // the first NaN, else the first of the largest: associative on the bits
-            let f = fold(T::LOWEST, |x: T, _| x.key(), |a: K, b: K| {
-                if (a != a) | (b <= a) { a } else { b }
-            })
-            .exact();
-            reduce(&r.plan, &f, |k: K| T::unkey(k), grain)?;
+            reduce(&r.plan, &Extremum::<T, true>(PhantomData), |k: K| T::unkey(k), grain)?;
         } else {
-            let f = fold(T::HIGHEST, |x: T, _| x.key(), |a: K, b: K| {
-                if (a != a) | (b >= a) { a } else { b }
-            })
-            .exact();
-            reduce(&r.plan, &f, |k: K| T::unkey(k), grain)?;
+            reduce(&r.plan, &Extremum::<T, false>(PhantomData), |k: K| T::unkey(k), grain)?;
         }
         Ok(r.result)
     }, else Err(unsupported(name, a.dtype())))
@@ -1187,9 +1205,9 @@ mod tests {
         }
     }
 
-    /// amax/amin's four-group trees (`Fold::exact`) give the bits of the lanes taken one
-    /// element at a time: ties of -0.0 and 0.0 (the first one wins) and NaNs, along the
-    /// fastest dim, over all dims and along an outer dim.
+    /// amax/amin (`Extremum`: four-group trees, the NaN-free select for runs without NaN)
+    /// give the bits of the lanes taken one element at a time: ties of -0.0 and 0.0 (the
+    /// first one wins) and NaNs, along the fastest dim, over all dims and along an outer dim.
     #[test]
     fn extremum_trees_match_the_sequential_lanes_bit_for_bit() {
         use crate::kernels::table::{BinaryOp, UnaryOp};
@@ -1227,23 +1245,24 @@ mod tests {
                         if x.ndim() != mask.len() {
                             continue;
                         }
-                        let run = |exact: bool| -> Array {
-                            let r = reduction_plan(x, &mask, false, x.dtype(), false).unwrap();
-                            crate::dispatch_ordered!(x.dtype(), T => {
-                                type K = <T as Ordered>::Key;
-                                #[allow(clippy::eq_op)]
-                                let f = fold(T::LOWEST, |v: T, _| v.key(), move |a: K, b: K| {
-                                    let later = if max { b <= a } else { b >= a };
-                                    if (a != a) | later { a } else { b }
-                                });
-                                let f = if exact { f.exact() } else { f };
-                                reduce(&r.plan, &f, |k: K| T::unkey(k), 1000).unwrap();
-                            }, else panic!("not ordered"));
-                            r.result
-                        };
+                        // the select one element at a time into each lane (a reducer not
+                        // marked exactly associative, so no trees and no NaN-free select)
+                        let r = reduction_plan(x, &mask, false, x.dtype(), false).unwrap();
+                        crate::dispatch_ordered!(x.dtype(), T => {
+                            type K = <T as Ordered>::Key;
+                            let id = if max { T::LOWEST } else { T::HIGHEST };
+                            let pick = if max { pick::<K, true> } else { pick::<K, false> };
+                            let f = fold(id, |v: T, _| v.key(), pick);
+                            reduce(&r.plan, &f, |k: K| T::unkey(k), 1000).unwrap();
+                        }, else panic!("not ordered"));
+                        let dims: Vec<i64> = (0..mask.len() as i64)
+                            .filter(|&d| mask[d as usize])
+                            .collect();
+                        let op = if max { ReduceOp::Amax } else { ReduceOp::Amin };
+                        let got = reduction(op, x, Some(&dims), false, None, None).unwrap();
                         assert_eq!(
-                            bits(&run(true)),
-                            bits(&run(false)),
+                            bits(&got),
+                            bits(&r.result),
                             "{dtype:?} {max} {len} {mask:?}"
                         );
                     }

@@ -72,6 +72,8 @@ def _channels_last_hw(shape: tuple[int, int, int, int]) -> Callable[[], list[Cas
 def reduction_rows(s: Sizes) -> list[Row]:
     n, side = s.alloc, s.square
     sq = f"{side}x{side}"
+    n_img, c, h, w = s.image
+    big = (2 * n_img, c, h, w)
     rows = [
         # the read limit the rows' %copy column is a share of: a max is the lightest reduction
         # (one compare per element, no accumulator chain), and the fastest library's speed is
@@ -95,6 +97,9 @@ def reduction_rows(s: Sizes) -> list[Row]:
             _square(side, lambda a: fi.sum(a, 0), lambda t: t.sum(0), lambda x: x.sum(0)),
         ),
         Row("reduce", f"sum over H,W {s.image} channels_last", _channels_last_hw(s.image)),
+        # the issue's size, twice the image of the layout rows (25.7 MB in full: near the size
+        # of a last-level cache, where the outer-dim path changes its loop)
+        Row("reduce", f"sum over H,W {big} channels_last", _channels_last_hw(big)),
         Row("reduce", f"mean {count(n)}", _flat(n, fi.mean, lambda t: t.mean(), np.mean)),
         Row("reduce", f"amax {count(n)}", _flat(n, fi.amax, lambda t: t.amax(), np.max)),
         Row("reduce", f"argmax {count(n)}", _flat(n, fi.argmax, lambda t: t.argmax(), np.argmax)),

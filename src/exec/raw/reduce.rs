@@ -92,6 +92,24 @@ pub(crate) trait Reducer: Sync {
     fn is_exactly_associative(&self) -> bool {
         false
     }
+    /// Whether [`Reducer::select_without_nan`] applies (amax/amin).
+    #[inline(always)]
+    fn has_select_without_nan(&self) -> bool {
+        false
+    }
+    /// amax/amin's select without its NaN test: it must give `combine`'s bits whenever
+    /// neither operand is NaN ([`Reducer::is_nan`]); one vector max (min) where `combine`
+    /// takes two compares and a blend. The contiguous lane loop combines by it and goes back
+    /// to `combine` only for a run that holds a NaN.
+    #[inline(always)]
+    fn select_without_nan(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
+        self.combine(a, b)
+    }
+    /// Whether an accumulator is NaN (for [`Reducer::select_without_nan`]).
+    #[inline(always)]
+    fn is_nan(&self, _a: Self::Acc) -> bool {
+        false
+    }
     /// Whether each chunk of an output's elements is combined in the order of torch's
     /// vectorized reduce loop ([`torch_order_range`]) instead of by the lanes: a
     /// float16/bfloat16 product, each product rounded to the dtype as torch's, where the order
@@ -379,6 +397,13 @@ unsafe fn lanes_loop<R: Reducer>(
     groups: usize,
     n: usize,
 ) {
+    if r.has_select_without_nan() {
+        // SAFETY: the caller's guarantee.
+        if let Some(done) = unsafe { lanes_without_nan(r, *lanes, q, groups, n) } {
+            *lanes = done;
+            return;
+        }
+    }
     let mut acc = *lanes;
     let mut g = 0;
     if r.is_exactly_associative() {
@@ -407,6 +432,55 @@ unsafe fn lanes_loop<R: Reducer>(
         }
     }
     *lanes = acc;
+}
+
+/// [`lanes_loop`]'s four-group trees by [`Reducer::select_without_nan`], the same
+/// combinations in the same order, so the same bits when no element is NaN (an accumulator
+/// that already is stays NaN either way); `None` when one is, and the caller takes the exact
+/// loop from the same lanes. The lane arrays are replaced whole, which keeps them in
+/// registers (updated in place, LLVM kept amax's lanes on the stack and made the select a
+/// masked store).
+///
+/// # Safety
+/// As for [`feed_contiguous`].
+#[inline(always)]
+unsafe fn lanes_without_nan<R: Reducer>(
+    r: &R,
+    lanes: [R::Acc; LANES],
+    q: *const R::In,
+    groups: usize,
+    n: usize,
+) -> Option<[R::Acc; LANES]> {
+    use std::array::from_fn;
+    let c = |a: R::Acc, b: R::Acc| r.select_without_nan(a, b);
+    let group = |g: usize| -> [R::Acc; LANES] {
+        from_fn(|l| {
+            let i = g * LANES + l;
+            // SAFETY: called with g < groups only, so i < groups·16 (the caller's guarantee).
+            r.lift(unsafe { q.add(i).read() }, n + i)
+        })
+    };
+    let mut acc = lanes;
+    let mut nan = [false; LANES];
+    let mut g = 0;
+    while g + 4 <= groups {
+        let (x0, x1, x2, x3) = (group(g), group(g + 1), group(g + 2), group(g + 3));
+        nan = from_fn(|l| {
+            nan[l] | r.is_nan(x0[l]) | r.is_nan(x1[l]) | r.is_nan(x2[l]) | r.is_nan(x3[l])
+        });
+        acc = from_fn(|l| c(acc[l], c(c(x0[l], x1[l]), c(x2[l], x3[l]))));
+        g += 4;
+    }
+    for g in g..groups {
+        let x = group(g);
+        nan = from_fn(|l| nan[l] | r.is_nan(x[l]));
+        acc = from_fn(|l| c(acc[l], x[l]));
+    }
+    if nan.iter().any(|&b| b) {
+        None
+    } else {
+        Some(acc)
+    }
 }
 
 /// [`lanes_loop`] compiled for AVX2 (the same per-lane operations, so the same bits).
