@@ -10,6 +10,10 @@
 //! - the blocks of a chunk, and then the chunks, are combined by a binary counter (a pairwise
 //!   tree over aligned powers of two), the last partial one folded in on top.
 //!
+//! (One exception to the tree: a float16/bfloat16 product, rounded to the dtype at each step
+//! as torch's is, takes torch's own order within each chunk, see [`torch_order_range`]; the
+//! chunks still meet in the counter.)
+//!
 //! Nothing there depends on the thread count, the grain size or the CPU: threads only take
 //! whole units (an output × a chunk, or a tile of outputs × an aligned power-of-two group of
 //! a chunk's blocks, one of the counter's own subtrees), and the AVX2 copies of
@@ -713,8 +717,9 @@ unsafe fn reduce_range<R: Reducer>(
 }
 
 /// Registers of torch's vector loop over a contiguous row (`reduction128`) and the
-/// half-precision lanes of each (16 on every x86 level torch has: measured equal to torch's
-/// float16 and bfloat16 products at every row length).
+/// half-precision lanes of each: 16 at each of torch's levels (default, AVX2, AVX-512: the
+/// products of float16 and bfloat16 rows of 64 to 4096 elements equal torch 2.13's at each,
+/// `ATEN_CPU_CAPABILITY` set in turn).
 const TORCH_REGISTERS: usize = 4;
 const TORCH_VEC: usize = 16;
 
