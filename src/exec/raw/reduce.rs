@@ -760,14 +760,13 @@ unsafe fn torch_order_range<R: Reducer>(
                 }
             }
             let reg = |j: usize, l: usize| lanes[j * TORCH_VEC + l];
-            let mut row = r.identity();
-            for l in 0..TORCH_VEC {
-                let v = r.combine(
+            let joined = |l: usize| {
+                r.combine(
                     r.combine(reg(0, l), reg(1, l)),
                     r.combine(reg(2, l), reg(3, l)),
-                );
-                row = if l == 0 { v } else { r.combine(row, v) };
-            }
+                )
+            };
+            let row = (1..TORCH_VEC).fold(joined(0), |row, l| r.combine(row, joined(l)));
             acc = r.combine(acc, row);
         }
         for k in whole..len {
