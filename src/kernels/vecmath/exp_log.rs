@@ -97,6 +97,54 @@ pub fn exp<const LITE: bool>(x: f64) -> f64 {
     }
 }
 
+/// `Q` of `exp(r) = 1 + r + r²·Q(r)` for |r| ≤ 0.3476 (ln2/2 and the slack of rounding
+/// `x/ln2` in one FMA), fitted for ferroiter by a Remez exchange at 256-bit precision
+/// (relative error weighted): within 2^-57 of `exp(r)` relatively with the coefficients
+/// rounded to f64, two terms fewer than the Taylor series' 2^-57.7 ([`EXP_Q`]).
+const EXP_Q10: [f64; 10] = [
+    0.500_000_000_000_001_1,
+    0.166_666_666_666_664_05,
+    0.041_666_666_666_527_054,
+    0.008_333_333_333_498_187,
+    0.001_388_888_894_456_46,
+    0.000_198_412_695_007_713_97,
+    2.480_149_202_723_97e-5,
+    2.755_758_947_505_452_7e-6,
+    2.763_066_284_729_972_4e-7,
+    2.499_975_075_864_512_4e-8,
+];
+
+/// 1.5·2^52 + 1023: `x·log2(e)` plus this, rounded, holds `k + 1023` (the biased exponent of
+/// `2^k`, `k` the integer nearest `x·log2(e)`) in its low mantissa bits.
+const SHIFTER_BIASED: f64 = 6_755_399_441_055_744.0 + 1023.0;
+
+/// Where [`exp_fast`] applies: -708 ≤ x ≤ 709 (NaN is not), where `2^k` is a normal f64 and
+/// so is the result.
+#[inline(always)]
+pub fn exp_fast_domain(x: f64) -> bool {
+    (-708.0..=709.0).contains(&x)
+}
+
+/// `exp(x)` for `x` in [`exp_fast_domain`], in 17 operations where [`exp`] takes about 40
+/// (its clamps, double-double reduction and two-factor scaling serve the arguments outside):
+/// `k` and the biased exponent of `2^k` from one FMA, `r = x - k·ln2` with the first product
+/// exact and the second rounded (2^-54.5 of `exp`, relatively), `p = r + r²·Q(r)` rounded,
+/// and `2^k + 2^k·p` in one FMA. Within 1 ulp of the correctly rounded result. On a 2-core
+/// Xeon (AVX-512, 1 thread) this was 0.55 against 1.2 ns an element.
+#[inline(always)]
+pub fn exp_fast(x: f64) -> f64 {
+    let t = x.mul_add(std::f64::consts::LOG2_E, SHIFTER_BIASED);
+    let k = t - SHIFTER_BIASED;
+    // k + 1023 in the low bits: shifted into the exponent field, 2^k (the shifter's own bits
+    // leave at the top)
+    let s = f64::from_bits(t.to_bits() << 52);
+    // exact under FMA (see `reduce_ln2`)
+    let r1 = (-k).mul_add(LN2_HI, x);
+    let r = (-k).mul_add(LN2_LO, r1);
+    let p = (r * r).mul_add(horner(&EXP_Q10, r), r);
+    s.mul_add(p, s)
+}
+
 /// `exp(x) - 1` = `2·(2^(k-1)·p + (2^(k-1) - ½))` with `p = exp(r) - 1`: one fused rounding,
 /// and `2^(k-1)` stays finite up to the overflow threshold.
 #[inline(always)]

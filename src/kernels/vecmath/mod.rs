@@ -70,10 +70,7 @@ fn apply<const F: u8, const LITE: bool, const N: usize>(x: [f64; N]) -> [f64; N]
         y[i] = lane::<F, LITE>(x[i]);
     }
     if F == func::SIN || F == func::COS {
-        let beyond = x
-            .iter()
-            .fold(false, |b, v| b | (v.abs() > trig::REDUCTION_BOUND));
-        if beyond {
+        if !all_lanes(&x, |v| !(v.abs() > trig::REDUCTION_BOUND)) {
             for (yi, &xi) in y.iter_mut().zip(&x) {
                 if xi.abs() > trig::REDUCTION_BOUND {
                     *yi = if F == func::SIN { xi.sin() } else { xi.cos() };
@@ -115,6 +112,44 @@ fn single_eval<const F: u8>(x: f32) -> f32 {
     }
 }
 
+/// Whether `test` holds for every lane: an OR of the failures over integer lanes, which
+/// compiles to vector compares and one mask test. (`iter().all` over a `[bool; N]` was left
+/// as a chain of per-lane branches: on a 2-core Xeon it cost float32 exp a third of its time.)
+#[inline(always)]
+fn all_lanes<V: Copy, const N: usize>(x: &[V; N], test: impl Fn(V) -> bool) -> bool {
+    let mut failed = 0u32;
+    for &v in x {
+        failed |= u32::from(!test(v));
+    }
+    failed == 0
+}
+
+/// Whether `F` has a short float64 kernel for the common arguments (the general one, which
+/// also handles the rest, runs only for blocks holding a lane outside).
+const fn has_short64(f: u8) -> bool {
+    f == func::EXP || f == func::SIGMOID
+}
+
+/// Whether `x` lies in the domain of `F`'s short float64 kernel.
+#[inline(always)]
+fn short64_domain<const F: u8>(x: f64) -> bool {
+    match F {
+        func::EXP => exp_log::exp_fast_domain(x),
+        func::SIGMOID => hyperbolic::sigmoid_near_domain(x),
+        _ => false,
+    }
+}
+
+/// `F`'s short float64 kernel at `x` (in its domain).
+#[inline(always)]
+fn short64_eval<const F: u8>(x: f64) -> f64 {
+    match F {
+        func::EXP => exp_log::exp_fast(x),
+        func::SIGMOID => hyperbolic::sigmoid_near(x),
+        _ => x,
+    }
+}
+
 /// Function `F` of float64 lanes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Lanes64<const F: u8>;
@@ -125,27 +160,24 @@ impl<const F: u8, const N: usize> LaneMap<N> for Lanes64<F> {
     #[inline(always)]
     #[allow(clippy::needless_range_loop)]
     fn block(&self, x: [f64; N]) -> [f64; N] {
-        if F != func::SIGMOID {
+        if !has_short64(F) {
             return apply::<F, false, N>(x);
         }
-        let mut near = [false; N];
-        for i in 0..N {
-            near[i] = hyperbolic::sigmoid_near_domain(x[i]);
-        }
         let mut y = [0.0; N];
-        // A block wholly near takes the short path alone, unconditionally (a loop with an `if`
-        // per lane compiles to masked or scalar code); in a mixed block the lanes near still
-        // take it, so that each lane's value depends on that lane only (not on which
+        // A block wholly inside takes the short kernel alone, unconditionally (a loop with an
+        // `if` per lane compiles to masked or scalar code); in a mixed block the lanes inside
+        // still take it, so that each lane's value depends on that lane only (not on which
         // neighbours a walk puts beside it).
-        if near.iter().all(|&n| n) {
+        if all_lanes(&x, short64_domain::<F>) {
             for i in 0..N {
-                y[i] = hyperbolic::sigmoid_near(x[i]);
+                y[i] = short64_eval::<F>(x[i]);
             }
             return y;
         }
         let general = apply::<F, false, N>(x);
         for i in 0..N {
-            y[i] = lane::select(near[i], hyperbolic::sigmoid_near(x[i]), general[i]);
+            let inside = short64_domain::<F>(x[i]);
+            y[i] = lane::select(inside, short64_eval::<F>(x[i]), general[i]);
         }
         y
     }
@@ -167,14 +199,10 @@ impl<T: Compute<Op = f32>, const F: u8, const N: usize> LaneMap<N> for Lanes32<T
             narrow[i] = x[i].up();
         }
         let mut out = [T::default(); N];
-        let mut inside = [false; N];
-        for i in 0..N {
-            inside[i] = single_domain::<F>(narrow[i]);
-        }
-        if inside.iter().all(|&v| v) {
+        if all_lanes(&narrow, single_domain::<F>) {
             // sigmoid near 0 (the usual block) skips the wide domain's extra terms: the same
             // bits, a fifth faster
-            if F == func::SIGMOID && narrow.iter().all(|&v| single::sigmoid_near_domain(v)) {
+            if F == func::SIGMOID && all_lanes(&narrow, single::sigmoid_near_domain) {
                 for i in 0..N {
                     out[i] = T::down(single::sigmoid_near(narrow[i]));
                 }
@@ -193,7 +221,7 @@ impl<T: Compute<Op = f32>, const F: u8, const N: usize> LaneMap<N> for Lanes32<T
         // lanes in the f32 kernel's domain keep its value in a mixed block too: each lane's
         // value depends on that lane only, whatever a walk puts beside it
         for i in 0..N {
-            out[i] = T::down(if inside[i] {
+            out[i] = T::down(if single_domain::<F>(narrow[i]) {
                 single_eval::<F>(narrow[i])
             } else {
                 y[i] as f32

@@ -282,6 +282,52 @@ fn float64_special_values() {
 }
 
 #[test]
+fn float64_exp_short_kernel_agrees_with_the_general_one() {
+    use super::exp_log::{exp, exp_fast, exp_fast_domain};
+    use super::{LaneMap, Lanes64};
+    use std::f64::consts::LN_2;
+    let mut xs = random64(200_000, -60, 10);
+    // the domain's ends, ±0, tiny arguments, and where k changes (x/ln2 at odd halves)
+    xs.extend([
+        0.0, -0.0, 708.0, -708.0, 709.0, 708.999, -707.999, 1e-300, -5e-324,
+    ]);
+    for j in -1022..1024 {
+        let edge = (j as f64 + 0.5) * LN_2;
+        for d in -4..=4 {
+            xs.push(edge + d as f64 * edge.abs() * f64::EPSILON);
+        }
+    }
+    let (mut seen, mut off) = (0, 0);
+    for x in xs.into_iter().filter(|&x| exp_fast_domain(x)) {
+        // the general path is within about half an ulp of the truth
+        let d = ulps64(exp_fast(x), exp::<false>(x));
+        assert!(d <= 1, "exp: {d} ulp at {x:e}");
+        seen += 1;
+        off += usize::from(d > 0);
+    }
+    // mostly the same bits: a kernel a whole ulp off everywhere would pass the bound
+    assert!(off * 10 < seen, "{off} of {seen} results 1 ulp apart");
+    // in a block with lanes outside, the lanes inside keep the short kernel's bits
+    let x = [
+        0.5,
+        800.0,
+        -3.0,
+        f64::NAN,
+        700.0,
+        -708.0,
+        1e-5,
+        f64::NEG_INFINITY,
+    ];
+    let y = <Lanes64<{ func::EXP }> as LaneMap<8>>::block(&Lanes64, x);
+    for (a, b) in x.iter().zip(y) {
+        if exp_fast_domain(*a) {
+            assert_eq!(b.to_bits(), exp_fast(*a).to_bits(), "{a:e}");
+        }
+    }
+    assert!(y[1] == f64::INFINITY && y[3].is_nan() && y[7] == 0.0);
+}
+
+#[test]
 fn float64_sigmoid_near_path_agrees_with_the_general_one() {
     use super::hyperbolic::{sigmoid, sigmoid_near, sigmoid_near_domain};
     let mut xs = random64(200_000, -60, 6);
