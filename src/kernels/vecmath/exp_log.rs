@@ -130,7 +130,7 @@ pub fn exp_fast_domain(x: f64) -> bool {
 /// `k` and the biased exponent of `2^k` from one FMA, `r = x - k·ln2` with the first product
 /// exact and the second rounded (2^-54.5 of `exp`, relatively), `p = r + r²·Q(r)` rounded,
 /// and `2^k + 2^k·p` in one FMA. Within 1 ulp of the correctly rounded result. On a 2-core
-/// Xeon (AVX-512, 1 thread) this was 0.55 against 1.2 ns an element.
+/// Xeon (AVX-512, 1 thread, in one process): 0.68 against 1.10 ns an element.
 #[inline(always)]
 pub fn exp_fast(x: f64) -> f64 {
     let t = x.mul_add(std::f64::consts::LOG2_E, SHIFTER_BIASED);
@@ -221,6 +221,20 @@ pub fn log<const LITE: bool>(x: f64) -> f64 {
     let e = select(tiny, e - 54.0, e);
     let v = log_parts::<LITE>(e, f, 0.0);
     special_log(x, x, v)
+}
+
+/// Where [`log_fast`] applies: the positive normal numbers (NaN is not).
+#[inline(always)]
+pub fn log_fast_domain(x: f64) -> bool {
+    (f64::MIN_POSITIVE..f64::INFINITY).contains(&x)
+}
+
+/// `log(x)` for `x` in [`log_fast_domain`]: [`log`] without its subnormal scaling and special
+/// values (a fifth of its operations), the same bits.
+#[inline(always)]
+pub fn log_fast(x: f64) -> f64 {
+    let (e, f) = split_exponent(x);
+    log_parts::<false>(e, f, 0.0)
 }
 
 /// The special values of `log` at `u` (`1 + x` for `log1p`, whose result at tiny `x` is

@@ -127,7 +127,7 @@ fn all_lanes<V: Copy, const N: usize>(x: &[V; N], test: impl Fn(V) -> bool) -> b
 /// Whether `F` has a short float64 kernel for the common arguments (the general one, which
 /// also handles the rest, runs only for blocks holding a lane outside).
 const fn has_short64(f: u8) -> bool {
-    f == func::EXP || f == func::SIGMOID
+    f == func::EXP || f == func::LOG || f == func::SIGMOID
 }
 
 /// Whether `x` lies in the domain of `F`'s short float64 kernel.
@@ -135,6 +135,7 @@ const fn has_short64(f: u8) -> bool {
 fn short64_domain<const F: u8>(x: f64) -> bool {
     match F {
         func::EXP => exp_log::exp_fast_domain(x),
+        func::LOG => exp_log::log_fast_domain(x),
         func::SIGMOID => hyperbolic::sigmoid_near_domain(x),
         _ => false,
     }
@@ -145,6 +146,7 @@ fn short64_domain<const F: u8>(x: f64) -> bool {
 fn short64_eval<const F: u8>(x: f64) -> f64 {
     match F {
         func::EXP => exp_log::exp_fast(x),
+        func::LOG => exp_log::log_fast(x),
         func::SIGMOID => hyperbolic::sigmoid_near(x),
         _ => x,
     }

@@ -328,6 +328,26 @@ fn float64_exp_short_kernel_agrees_with_the_general_one() {
 }
 
 #[test]
+fn float64_log_short_kernel_is_the_general_one_bit_for_bit() {
+    use super::exp_log::{log, log_fast, log_fast_domain};
+    let mut xs = random64(200_000, -1022, 1024);
+    xs.extend([f64::MIN_POSITIVE, f64::MAX, 1.0, 2.0, 0.5]);
+    // the mantissa's split at √2, from both sides
+    let r2 = std::f64::consts::SQRT_2;
+    xs.extend([r2, r2.next_up(), r2.next_down(), r2 * 1024.0, r2 / 1024.0]);
+    for x in xs.into_iter().filter(|&x| log_fast_domain(x)) {
+        assert_eq!(
+            log_fast(x).to_bits(),
+            log::<false>(x).to_bits(),
+            "log at {x:e}"
+        );
+    }
+    for x in [0.0, -1.0, 1e-310, f64::INFINITY, f64::NAN] {
+        assert!(!log_fast_domain(x), "{x:e}");
+    }
+}
+
+#[test]
 fn float64_sigmoid_near_path_agrees_with_the_general_one() {
     use super::hyperbolic::{sigmoid, sigmoid_near, sigmoid_near_domain};
     let mut xs = random64(200_000, -60, 6);
