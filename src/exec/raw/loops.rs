@@ -58,6 +58,33 @@ unsafe fn run_row<O>(wide: bool, o: *mut O, n: usize, g: impl Fn(usize) -> O) {
     unsafe { row(o, n, g) }
 }
 
+/// `body` (a strided loop) compiled for AVX2, FMA and F16C when `wide`: its kernel's
+/// `mul_add`s are then FMA instructions, not calls to a software FMA (a strided add with
+/// `alpha` took 3.5 ns an element in the baseline copy, against 0.7 without `alpha`).
+///
+/// # Safety
+/// `body` must be sound to run; `wide` as for [`run_row`].
+#[inline(always)]
+unsafe fn run_strided(wide: bool, body: impl FnOnce()) {
+    #[cfg(target_arch = "x86_64")]
+    if wide {
+        // SAFETY: the caller's guarantees, and `wide` says the CPU has the features.
+        return unsafe { strided_avx2(body) };
+    }
+    let _ = wide;
+    body()
+}
+
+/// [`run_strided`]'s AVX2 copy.
+///
+/// # Safety
+/// The CPU must have AVX2, FMA and F16C ([`wide`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn strided_avx2(body: impl FnOnce()) {
+    body()
+}
+
 /// `out = f(a)` over a block (operands: out, a). Contiguous rows take a loop the compiler
 /// vectorizes; a broadcast input is read once per row (in the strided loop too).
 pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
@@ -84,11 +111,11 @@ pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
                         put(po, i, so, v);
                     }
                 }
-                InnerLoop::Strided => {
+                InnerLoop::Strided => run_strided(wide, || {
                     for i in 0..blk.size0 {
                         put(po, i, so, f(get::<A>(pa, i, sa)));
                     }
-                }
+                }),
             }
         }
     }
@@ -125,11 +152,11 @@ pub(crate) fn map2<A: Copy, B: Copy, O: Copy>(blk: &Block, f: impl Fn(A, B) -> O
                     let f = f.clone();
                     run_row(wide, o, n, move |i| f(a.add(i).read(), bv));
                 }
-                InnerLoop::Strided => {
+                InnerLoop::Strided => run_strided(wide, || {
                     for i in 0..n {
                         put(po, i, so, f(get::<A>(pa, i, sa), get::<B>(pb, i, sb)));
                     }
-                }
+                }),
             }
         }
     }
@@ -179,7 +206,7 @@ pub(crate) fn map3<A: Copy, B: Copy, C: Copy, O: Copy>(
                     let (cv, f) = (c.read(), f.clone());
                     run_row(wide, o, n, move |i| f(a.add(i).read(), b.add(i).read(), cv));
                 }
-                InnerLoop::Strided => {
+                InnerLoop::Strided => run_strided(wide, || {
                     for i in 0..n {
                         let (x, y, z) = (
                             get::<A>(pa, i, s[1]),
@@ -188,7 +215,7 @@ pub(crate) fn map3<A: Copy, B: Copy, C: Copy, O: Copy>(
                         );
                         put(po, i, s[0], f(x, y, z));
                     }
-                }
+                }),
             }
         }
     }
