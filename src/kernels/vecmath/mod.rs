@@ -69,12 +69,10 @@ fn apply<const F: u8, const LITE: bool, const N: usize>(x: [f64; N]) -> [f64; N]
     for i in 0..N {
         y[i] = lane::<F, LITE>(x[i]);
     }
-    if F == func::SIN || F == func::COS {
-        if !all_lanes(&x, |v| !(v.abs() > trig::REDUCTION_BOUND)) {
-            for (yi, &xi) in y.iter_mut().zip(&x) {
-                if xi.abs() > trig::REDUCTION_BOUND {
-                    *yi = if F == func::SIN { xi.sin() } else { xi.cos() };
-                }
+    if (F == func::SIN || F == func::COS) && any_lane(&x, |v| v.abs() > trig::REDUCTION_BOUND) {
+        for (yi, &xi) in y.iter_mut().zip(&x) {
+            if xi.abs() > trig::REDUCTION_BOUND {
+                *yi = if F == func::SIN { xi.sin() } else { xi.cos() };
             }
         }
     }
@@ -114,7 +112,8 @@ fn single_eval<const F: u8>(x: f32) -> f32 {
 
 /// Whether `test` holds for every lane: an OR of the failures over integer lanes, which
 /// compiles to vector compares and one mask test. (`iter().all` over a `[bool; N]` was left
-/// as a chain of per-lane branches: on a 2-core Xeon it cost float32 exp a third of its time.)
+/// as a chain of per-lane branches: in a scratch harness on a 2-core Xeon, float32 exp took
+/// 0.43 ns an element with it and 0.37 with this.)
 #[inline(always)]
 fn all_lanes<V: Copy, const N: usize>(x: &[V; N], test: impl Fn(V) -> bool) -> bool {
     let mut failed = 0u32;
@@ -150,6 +149,16 @@ fn short64_eval<const F: u8>(x: f64) -> f64 {
         func::SIGMOID => hyperbolic::sigmoid_near(x),
         _ => x,
     }
+}
+
+/// Whether `test` holds for some lane (as [`all_lanes`]: one mask test, no per-lane branch).
+#[inline(always)]
+fn any_lane<V: Copy, const N: usize>(x: &[V; N], test: impl Fn(V) -> bool) -> bool {
+    let mut hit = 0u32;
+    for &v in x {
+        hit |= u32::from(test(v));
+    }
+    hit != 0
 }
 
 /// Function `F` of float64 lanes.
@@ -217,8 +226,8 @@ impl<T: Compute<Op = f32>, const F: u8, const N: usize> LaneMap<N> for Lanes32<T
             return out;
         }
         // (hidden from the optimizer: else LLVM shares the lanes' loads between this rare path
-        // and the one above, and assembles the vector for the common path from pieces, a
-        // tenth of float32 exp's time)
+        // and the one above, and assembles the common path's vector from five pieces; in a
+        // scratch harness float32 exp went from 0.37 to 0.32 ns an element, one run)
         let narrow = std::hint::black_box(narrow);
         let mut wide = [0.0; N];
         for i in 0..N {
