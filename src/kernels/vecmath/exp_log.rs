@@ -223,10 +223,13 @@ pub fn log<const LITE: bool>(x: f64) -> f64 {
     special_log(x, x, v)
 }
 
-/// Where [`log_fast`] applies: the positive normal numbers (NaN is not).
+/// Where [`log_fast`] applies: normal `x` from 2^-1022 up to 10^308 (NaN is not). (Up to
+/// infinity the test is "positive normal", which LLVM turns into an integer class test that
+/// it leaves scalar, one lane at a time: float64 log took 3.2 ns an element with it, against
+/// 1.3 for the general path. The rare `x` above 10^308 take the general path.)
 #[inline(always)]
 pub fn log_fast_domain(x: f64) -> bool {
-    (f64::MIN_POSITIVE..f64::INFINITY).contains(&x)
+    (f64::MIN_POSITIVE..1e308).contains(&x)
 }
 
 /// `log(x)` for `x` in [`log_fast_domain`]: [`log`] without its subnormal scaling and special
