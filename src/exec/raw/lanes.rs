@@ -121,9 +121,9 @@ const STAGE: usize = 256;
 /// 2.1-2.4, against 1.0 contiguous.)
 ///
 /// # Safety
-/// `pa + i·sa` addresses a readable `In` and `po + i·so` a writable `Out` for every `i < n`
-/// (`n > 0`), both aligned; a chunk's elements are all read before any is written, so the
-/// two rows may coincide.
+/// `pa + i·sa` addresses a readable `In` and `po + i·so` a writable `Out` for every `i < n`,
+/// both aligned; a chunk's elements are all read before any is written, so the two rows may
+/// coincide.
 #[inline(always)]
 unsafe fn lanes_strided<const N: usize, K: LaneMap<N>>(
     k: K,
@@ -133,6 +133,9 @@ unsafe fn lanes_strided<const N: usize, K: LaneMap<N>>(
     sa: isize,
     n: usize,
 ) {
+    if n == 0 {
+        return;
+    }
     if n <= N {
         // one block (a broadcast row's value, a short row): no staging buffers to fill
         // SAFETY: indices `< n` (the caller's guarantees); all are read before any is written.
@@ -231,9 +234,9 @@ unsafe fn lanes_strided_widest<const N: usize, K: LaneMap<N>>(
     }
 }
 
-/// `out = k(a)` over a block (operands: out, a): contiguous rows in the widest vector copy,
-/// a broadcast input computed once per row, strided rows gathered `N` lanes at a time (also in
-/// the widest copy).
+/// `out = k(a)` over a block (operands: out, a), every path in the widest vector copy:
+/// contiguous rows directly, a broadcast input computed once per row, strided rows staged
+/// through a contiguous buffer ([`lanes_strided`]).
 pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
     let (so, sa) = (blk.strides0[0], blk.strides0[1]);
     let sizes = [size_of::<K::Out>(), size_of::<K::In>()];
