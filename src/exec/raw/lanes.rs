@@ -1,11 +1,11 @@
 //! `out = f(a)` over a block, computed `N` lanes at a time by a [`LaneMap`] (the vector math
-//! kernels), in the widest copy the CPU runs: AVX-512, AVX2+FMA or the baseline build, chosen
-//! at run time by [`crate::exec::cpu`] (the wheel stays portable). Every path — contiguous rows, their tails, a
+//! kernels), in the widest copy the CPU runs ([`Isa::widest`]: AVX-512, AVX2+FMA or the
+//! baseline build, chosen at run time; the wheel stays portable). Every path — contiguous rows, their tails, a
 //! broadcast scalar, strided rows — feeds the same lane function, so a value's result never
 //! depends on where it sits. Raw memory: see the invariants in [`super`].
 
+use super::isa::Isa;
 use super::{get, put, Block};
-use crate::exec::cpu::{capability, Capability};
 use crate::exec::InnerLoop;
 use std::mem::{size_of, MaybeUninit};
 
@@ -53,61 +53,6 @@ unsafe fn lanes_row<const N: usize, K: LaneMap<N>>(
                 o.add(i + j).write(*v);
             }
         }
-    }
-}
-
-/// [`lanes_row`] compiled for AVX2 and FMA.
-///
-/// # Safety
-/// As for [`lanes_row`], and the CPU has AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn lanes_row_avx2<const N: usize, K: LaneMap<N>>(
-    k: K,
-    o: *mut K::Out,
-    a: *const K::In,
-    n: usize,
-) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { lanes_row(k, o, a, n) }
-}
-
-/// [`lanes_row`] compiled for AVX-512 (F), AVX2 and FMA.
-///
-/// # Safety
-/// As for [`lanes_row`], and the CPU has AVX-512F, AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx2,fma")]
-unsafe fn lanes_row_avx512<const N: usize, K: LaneMap<N>>(
-    k: K,
-    o: *mut K::Out,
-    a: *const K::In,
-    n: usize,
-) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { lanes_row(k, o, a, n) }
-}
-
-/// [`lanes_row`] in the widest copy this CPU runs.
-///
-/// # Safety
-/// As for [`lanes_row`].
-#[inline(always)]
-unsafe fn lanes_row_widest<const N: usize, K: LaneMap<N>>(
-    k: K,
-    o: *mut K::Out,
-    a: *const K::In,
-    n: usize,
-) {
-    match capability() {
-        // SAFETY: the caller's guarantees, and `capability()` detected the features.
-        #[cfg(target_arch = "x86_64")]
-        Capability::Avx512 => unsafe { lanes_row_avx512(k, o, a, n) },
-        // SAFETY: as above.
-        #[cfg(target_arch = "x86_64")]
-        Capability::Avx2 => unsafe { lanes_row_avx2(k, o, a, n) },
-        // SAFETY: guaranteed by the caller.
-        _ => unsafe { lanes_row(k, o, a, n) },
     }
 }
 
@@ -171,69 +116,6 @@ unsafe fn lanes_strided<const N: usize, K: LaneMap<N>>(
     }
 }
 
-/// [`lanes_strided`] compiled for AVX2 and FMA.
-///
-/// # Safety
-/// As for [`lanes_strided`], and the CPU has AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn lanes_strided_avx2<const N: usize, K: LaneMap<N>>(
-    k: K,
-    po: *mut u8,
-    so: isize,
-    pa: *const u8,
-    sa: isize,
-    n: usize,
-) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { lanes_strided(k, po, so, pa, sa, n) }
-}
-
-/// [`lanes_strided`] compiled for AVX-512 (F), AVX2 and FMA.
-///
-/// # Safety
-/// As for [`lanes_strided`], and the CPU has AVX-512F, AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx2,fma")]
-unsafe fn lanes_strided_avx512<const N: usize, K: LaneMap<N>>(
-    k: K,
-    po: *mut u8,
-    so: isize,
-    pa: *const u8,
-    sa: isize,
-    n: usize,
-) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { lanes_strided(k, po, so, pa, sa, n) }
-}
-
-/// [`lanes_strided`] in the widest copy this CPU runs. (Left in the baseline build, the lane
-/// kernels' `mul_add`s are calls to a software FMA: strided float32 `tanh` took 46 ns an
-/// element against 1 contiguous.)
-///
-/// # Safety
-/// As for [`lanes_strided`].
-#[inline(always)]
-unsafe fn lanes_strided_widest<const N: usize, K: LaneMap<N>>(
-    k: K,
-    po: *mut u8,
-    so: isize,
-    pa: *const u8,
-    sa: isize,
-    n: usize,
-) {
-    match capability() {
-        // SAFETY: the caller's guarantees, and `capability()` detected the features.
-        #[cfg(target_arch = "x86_64")]
-        Capability::Avx512 => unsafe { lanes_strided_avx512(k, po, so, pa, sa, n) },
-        // SAFETY: as above.
-        #[cfg(target_arch = "x86_64")]
-        Capability::Avx2 => unsafe { lanes_strided_avx2(k, po, so, pa, sa, n) },
-        // SAFETY: guaranteed by the caller.
-        _ => unsafe { lanes_strided(k, po, so, pa, sa, n) },
-    }
-}
-
 /// `out = k(a)` over a block (operands: out, a), every path in the widest vector copy:
 /// contiguous rows directly, a broadcast input computed once per row, strided rows staged
 /// through a contiguous buffer ([`lanes_strided`]).
@@ -241,25 +123,37 @@ pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
     let (so, sa) = (blk.strides0[0], blk.strides0[1]);
     let sizes = [size_of::<K::Out>(), size_of::<K::In>()];
     let path = InnerLoop::of(blk.strides0, &sizes, 1);
-    let n = blk.size0;
+    let (n, isa) = (blk.size0, Isa::widest());
     for j in 0..blk.size1 {
         let (po, pa) = (blk.row(0, j), blk.row(1, j) as *const u8);
-        // SAFETY: module invariants; every index is `< size0`.
-        unsafe {
-            match path {
-                InnerLoop::Vectorized => {
-                    lanes_row_widest(k, po as *mut K::Out, pa as *const K::In, n);
-                }
-                _ if sa == 0 && n > 0 => {
-                    // the one value, then copies of it
-                    lanes_strided_widest(k, po, so, pa, 0, 1);
+        match path {
+            InnerLoop::Vectorized => isa.run(
+                #[inline(always)]
+                move || {
+                    // SAFETY: module invariants; every index is `< size0`.
+                    unsafe { lanes_row(k, po as *mut K::Out, pa as *const K::In, n) }
+                },
+            ),
+            _ if sa == 0 && n > 0 => {
+                // the one value, then copies of it
+                // SAFETY: module invariants; every index is `< size0`.
+                isa.run(
+                    #[inline(always)]
+                    move || unsafe { lanes_strided(k, po, so, pa, 0, 1) },
+                );
+                // SAFETY: as above.
+                unsafe {
                     let v = get::<K::Out>(po, 0, so);
                     for i in 1..n {
                         put(po, i, so, v);
                     }
                 }
-                _ => lanes_strided_widest(k, po, so, pa, sa, n),
             }
+            // SAFETY: module invariants; every index is `< size0`.
+            _ => isa.run(
+                #[inline(always)]
+                move || unsafe { lanes_strided(k, po, so, pa, sa, n) },
+            ),
         }
     }
 }

@@ -2,11 +2,12 @@
 //! contiguous, one input a broadcast scalar, or strided — picked by [`InnerLoop::of`], the
 //! same predicate `explain()` prints. Raw memory: see the invariants in [`super`].
 //!
-//! Contiguous and broadcast-scalar rows run in a copy of their loop compiled for AVX2 when the
-//! CPU has it (detected at run time: the build itself targets baseline x86-64), and float16
+//! Every row (contiguous, broadcast scalar, strided) runs in a copy of its loop compiled for
+//! AVX2 when the CPU has it ([`Isa::avx2`]: the build itself targets baseline x86-64), and float16
 //! arithmetic converts eight lanes at a time with F16C. Both give bit-identical results to the
 //! baseline loops.
 
+use super::isa::Isa;
 use super::{get, put, wide, Block};
 use crate::exec::InnerLoop;
 use std::mem::size_of;
@@ -28,62 +29,21 @@ unsafe fn row<O>(o: *mut O, n: usize, g: impl Fn(usize) -> O) {
     }
 }
 
-/// [`row`] compiled for AVX2 (8 f32 lanes instead of SSE2's 4; integer shifts by a vector, so
-/// the float16 conversions vectorize). FMA and F16C only change the instructions of what the
-/// code asks for explicitly (`mul_add` is fused either way, and Rust never fuses `a * b + c`
-/// on its own), so results are the same as the baseline copy's.
-///
-/// # Safety
-/// As for [`row`], and the CPU must have AVX2, FMA and F16C ([`wide`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn row_avx2<O>(o: *mut O, n: usize, g: impl Fn(usize) -> O) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { row(o, n, g) }
-}
-
-/// [`row`] in the widest copy the CPU runs (`wide` is [`wide`]'s answer).
+/// [`row`] in `isa`'s copy: AVX2 (8 f32 lanes instead of SSE2's 4; integer shifts by a
+/// vector, so the float16 conversions vectorize) where the CPU has it. FMA and F16C only
+/// change the instructions of what the code asks for explicitly (`mul_add` is fused either
+/// way, and Rust never fuses `a * b + c` on its own), so results are the same as the baseline
+/// copy's.
 ///
 /// # Safety
 /// As for [`row`].
 #[inline(always)]
-unsafe fn run_row<O>(wide: bool, o: *mut O, n: usize, g: impl Fn(usize) -> O) {
-    #[cfg(target_arch = "x86_64")]
-    if wide {
-        // SAFETY: the caller's guarantees, and `wide` says the CPU has the features.
-        return unsafe { row_avx2(o, n, g) };
-    }
-    let _ = wide;
+unsafe fn run_row<O>(isa: Isa, o: *mut O, n: usize, g: impl Fn(usize) -> O) {
     // SAFETY: guaranteed by the caller.
-    unsafe { row(o, n, g) }
-}
-
-/// `body` (a strided loop) compiled for AVX2, FMA and F16C when `wide`: its kernel's
-/// `mul_add`s are then FMA instructions, not calls to a software FMA (a strided add with
-/// `alpha` took 3.5 ns an element in the baseline copy, against 0.7 without `alpha`). `body`
-/// is a `move` closure for the reason [`row`] gives.
-///
-/// # Safety
-/// `body` must be sound to run; `wide` as for [`run_row`].
-#[inline(always)]
-unsafe fn run_strided(wide: bool, body: impl FnOnce()) {
-    #[cfg(target_arch = "x86_64")]
-    if wide {
-        // SAFETY: the caller's guarantees, and `wide` says the CPU has the features.
-        return unsafe { strided_avx2(body) };
-    }
-    let _ = wide;
-    body()
-}
-
-/// [`run_strided`]'s AVX2 copy.
-///
-/// # Safety
-/// The CPU must have AVX2, FMA and F16C ([`wide`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn strided_avx2(body: impl FnOnce()) {
-    body()
+    isa.run(
+        #[inline(always)]
+        move || unsafe { row(o, n, g) },
+    )
 }
 
 /// `out = f(a)` over a block (operands: out, a). Contiguous rows take a loop the compiler
@@ -91,7 +51,7 @@ unsafe fn strided_avx2(body: impl FnOnce()) {
 pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
     let (so, sa) = (blk.strides0[0], blk.strides0[1]);
     let path = InnerLoop::of(blk.strides0, &[size_of::<O>(), size_of::<A>()], 1);
-    let wide = wide();
+    let isa = Isa::avx2();
     for j in 0..blk.size1 {
         let (po, pa) = (blk.row(0, j), blk.row(1, j) as *const u8);
         // SAFETY: module invariants; every index is `< size0`.
@@ -100,11 +60,11 @@ pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
             match path {
                 InnerLoop::Vectorized => {
                     let f = f.clone();
-                    run_row(wide, o, blk.size0, move |i| f(a.add(i).read()));
+                    run_row(isa, o, blk.size0, move |i| f(a.add(i).read()));
                 }
                 InnerLoop::ScalarBroadcast(_) => {
                     let v = f(a.read());
-                    run_row(wide, o, blk.size0, move |_| v);
+                    run_row(isa, o, blk.size0, move |_| v);
                 }
                 InnerLoop::Strided if sa == 0 => {
                     let v = f(a.read());
@@ -114,11 +74,14 @@ pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
                 }
                 InnerLoop::Strided => {
                     let (f, n) = (f.clone(), blk.size0);
-                    run_strided(wide, move || {
-                        for i in 0..n {
-                            put(po, i, so, f(get::<A>(pa, i, sa)));
-                        }
-                    })
+                    isa.run(
+                        #[inline(always)]
+                        move || {
+                            for i in 0..n {
+                                put(po, i, so, f(get::<A>(pa, i, sa)));
+                            }
+                        },
+                    )
                 }
             }
         }
@@ -131,7 +94,7 @@ pub(crate) fn map2<A: Copy, B: Copy, O: Copy>(blk: &Block, f: impl Fn(A, B) -> O
     let (so, sa, sb) = (blk.strides0[0], blk.strides0[1], blk.strides0[2]);
     let sizes = [size_of::<O>(), size_of::<A>(), size_of::<B>()];
     let path = InnerLoop::of(blk.strides0, &sizes, 1);
-    let (n, wide) = (blk.size0, wide());
+    let (n, isa) = (blk.size0, Isa::avx2());
     for j in 0..blk.size1 {
         let (po, pa, pb) = (
             blk.row(0, j),
@@ -144,25 +107,28 @@ pub(crate) fn map2<A: Copy, B: Copy, O: Copy>(blk: &Block, f: impl Fn(A, B) -> O
             match path {
                 InnerLoop::Vectorized => {
                     let f = f.clone();
-                    run_row(wide, o, n, move |i| f(a.add(i).read(), b.add(i).read()));
+                    run_row(isa, o, n, move |i| f(a.add(i).read(), b.add(i).read()));
                 }
                 InnerLoop::ScalarBroadcast(1) => {
                     let av = a.read();
                     let f = f.clone();
-                    run_row(wide, o, n, move |i| f(av, b.add(i).read()));
+                    run_row(isa, o, n, move |i| f(av, b.add(i).read()));
                 }
                 InnerLoop::ScalarBroadcast(_) => {
                     let bv = b.read();
                     let f = f.clone();
-                    run_row(wide, o, n, move |i| f(a.add(i).read(), bv));
+                    run_row(isa, o, n, move |i| f(a.add(i).read(), bv));
                 }
                 InnerLoop::Strided => {
                     let f = f.clone();
-                    run_strided(wide, move || {
-                        for i in 0..n {
-                            put(po, i, so, f(get::<A>(pa, i, sa), get::<B>(pb, i, sb)));
-                        }
-                    })
+                    isa.run(
+                        #[inline(always)]
+                        move || {
+                            for i in 0..n {
+                                put(po, i, so, f(get::<A>(pa, i, sa), get::<B>(pb, i, sb)));
+                            }
+                        },
+                    )
                 }
             }
         }
@@ -183,7 +149,7 @@ pub(crate) fn map3<A: Copy, B: Copy, C: Copy, O: Copy>(
         size_of::<C>(),
     ];
     let path = InnerLoop::of(s, &sizes, 1);
-    let (n, wide) = (blk.size0, wide());
+    let (n, isa) = (blk.size0, Isa::avx2());
     for j in 0..blk.size1 {
         let (po, pa, pb, pc) = (
             blk.row(0, j),
@@ -197,34 +163,37 @@ pub(crate) fn map3<A: Copy, B: Copy, C: Copy, O: Copy>(
             match path {
                 InnerLoop::Vectorized => {
                     let f = f.clone();
-                    run_row(wide, o, n, move |i| {
+                    run_row(isa, o, n, move |i| {
                         f(a.add(i).read(), b.add(i).read(), c.add(i).read())
                     });
                 }
                 InnerLoop::ScalarBroadcast(1) => {
                     let (av, f) = (a.read(), f.clone());
-                    run_row(wide, o, n, move |i| f(av, b.add(i).read(), c.add(i).read()));
+                    run_row(isa, o, n, move |i| f(av, b.add(i).read(), c.add(i).read()));
                 }
                 InnerLoop::ScalarBroadcast(2) => {
                     let (bv, f) = (b.read(), f.clone());
-                    run_row(wide, o, n, move |i| f(a.add(i).read(), bv, c.add(i).read()));
+                    run_row(isa, o, n, move |i| f(a.add(i).read(), bv, c.add(i).read()));
                 }
                 InnerLoop::ScalarBroadcast(_) => {
                     let (cv, f) = (c.read(), f.clone());
-                    run_row(wide, o, n, move |i| f(a.add(i).read(), b.add(i).read(), cv));
+                    run_row(isa, o, n, move |i| f(a.add(i).read(), b.add(i).read(), cv));
                 }
                 InnerLoop::Strided => {
                     let f = f.clone();
-                    run_strided(wide, move || {
-                        for i in 0..n {
-                            let (x, y, z) = (
-                                get::<A>(pa, i, s[1]),
-                                get::<B>(pb, i, s[2]),
-                                get::<C>(pc, i, s[3]),
-                            );
-                            put(po, i, s[0], f(x, y, z));
-                        }
-                    })
+                    isa.run(
+                        #[inline(always)]
+                        move || {
+                            for i in 0..n {
+                                let (x, y, z) = (
+                                    get::<A>(pa, i, s[1]),
+                                    get::<B>(pb, i, s[2]),
+                                    get::<C>(pc, i, s[3]),
+                                );
+                                put(po, i, s[0], f(x, y, z));
+                            }
+                        },
+                    )
                 }
             }
         }

@@ -1,7 +1,7 @@
 //! The raw-pointer half of execution, and with `storage.rs` and the binding's
 //! `numpy_bridge.rs` the only `unsafe` of the crate: the walk that turns a plan into 2-D
-//! [`Block`]s of operand pointers ([`walk`]), the typed inner loops over a block ([`loops`]),
-//! the vector math kernels' lane loops in their AVX2/AVX-512 copies ([`lanes`]), streamed
+//! [`Block`]s of operand pointers ([`walk`]), the typed inner loops over a block ([`loops`])
+//! in their AVX2/AVX-512 copies ([`isa`]), the vector math kernels' lane loops ([`lanes`]), streamed
 //! copies and F16C conversions of large contiguous rows ([`stream`]), and the
 //! packing of tiles into scratch ([`pack`]). Crate-private: only [`Block`] is public,
 //! read-only, for the closures of [`for_each`](crate::exec::for_each).
@@ -25,6 +25,7 @@
 
 mod add_lanes;
 pub(crate) mod gemm;
+mod isa;
 pub(crate) mod job;
 mod lanes;
 pub(crate) mod lines;
@@ -166,7 +167,7 @@ unsafe fn put<T: Copy>(p: *mut u8, i: usize, s: isize, v: T) {
     unsafe { (p.wrapping_offset(i as isize * s) as *mut T).write(v) }
 }
 
-/// Whether the AVX2 copies of the loops ([`row_avx2`] and the explicit AVX2 kernels) run:
+/// Whether the AVX2 copies of the loops ([`isa::Isa::avx2`]) and the explicit AVX2 kernels run:
 /// the CPU has AVX2, FMA and F16C and `FERROITER_CPU_CAPABILITY` allows them
 /// ([`crate::exec::cpu`]). A cached load, made once per block.
 #[inline]

@@ -30,6 +30,7 @@
 //! registers.
 
 use super::add_lanes::{self, Spacing, F32_BLOCKS, F64_BLOCKS};
+use super::isa::Isa;
 use super::{get, put, wide, SendPtr};
 use crate::error::Result;
 use crate::exec::tasks::{piece_count, piece_range, run_pieces, task_count, task_count_on};
@@ -358,35 +359,20 @@ unsafe fn feed_contiguous<R: Reducer>(
     groups: usize,
     n: usize,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if wide() {
-        // SAFETY: the caller's guarantee, and `wide` says the CPU has the features.
-        return unsafe { lanes_avx2(r, lanes, q, groups, n) };
-    }
     // SAFETY: the caller's guarantee.
-    unsafe { lanes_loop(r, lanes, q, groups, n) }
+    Isa::avx2().run(
+        #[inline(always)]
+        move || unsafe { lanes_loop(r, lanes, q, groups, n) },
+    )
 }
 
 /// [`Reducer::contiguous`], in its AVX2 copy when the CPU has it.
 #[inline(always)]
 fn contiguous_run<R: Reducer>(r: &R, xs: &[R::In], n: usize) -> Option<R::Acc> {
-    #[cfg(target_arch = "x86_64")]
-    if wide() {
-        // SAFETY: `wide` says the CPU has the features.
-        return unsafe { contiguous_avx2(r, xs, n) };
-    }
-    r.contiguous(xs, n)
-}
-
-/// [`Reducer::contiguous`] compiled for AVX2 (an order-free loop: any instructions give the
-/// same result).
-///
-/// # Safety
-/// The CPU must have AVX2, FMA and F16C.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn contiguous_avx2<R: Reducer>(r: &R, xs: &[R::In], n: usize) -> Option<R::Acc> {
-    r.contiguous(xs, n)
+    Isa::avx2().run(
+        #[inline(always)]
+        move || r.contiguous(xs, n),
+    )
 }
 
 /// The contiguous lane loop.
@@ -485,23 +471,6 @@ unsafe fn lanes_without_nan<R: Reducer>(
     } else {
         Some(acc)
     }
-}
-
-/// [`lanes_loop`] compiled for AVX2 (the same per-lane operations, so the same bits).
-///
-/// # Safety
-/// As for [`feed_contiguous`], and the CPU must have AVX2, FMA and F16C.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn lanes_avx2<R: Reducer>(
-    r: &R,
-    lanes: &mut [R::Acc; LANES],
-    q: *const R::In,
-    groups: usize,
-    n: usize,
-) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { lanes_loop(r, lanes, q, groups, n) }
 }
 
 /// The sums of `K` whole blocks at `q` spaced by `at` (each block's lanes and their tree, the
@@ -1138,25 +1107,6 @@ unsafe fn tile_loop<R: Reducer>(
     }
 }
 
-/// [`tile_loop`] compiled for AVX2.
-///
-/// # Safety
-/// As for [`tile_loop`], and the CPU must have AVX2, FMA and F16C.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn tile_loop_avx2<R: Reducer>(
-    r: &R,
-    t: &mut TileAcc<R::Acc>,
-    reduced: &[(usize, isize)],
-    base: *const u8,
-    w: usize,
-    n0: usize,
-    n1: usize,
-) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { tile_loop(r, t, reduced, base, w, n0, n1) }
-}
-
 /// The outer-dim path's tile width for `cols` columns of `acc_bytes` accumulators: the
 /// widest whose lane rows fit [`TILE_BYTES`], cut further (down to [`MIN_TILE`], in whole
 /// 16-column steps) when the other units (`units_per_tile`: kept × chunks) would leave some
@@ -1405,7 +1355,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
         Vec::new()
     };
     let partial_base = SendPtr(partials.as_mut_ptr() as *mut u8);
-    let is_wide = wide();
+    let isa = Isa::avx2();
     // Output id → (input byte offset of its kept index, output byte offset); ids are the kept
     // index (inner path) or other kept index · columns + column (outer path).
     let (others, col_dim): (KeptDims, Option<KeptDim>) = match column {
@@ -1534,18 +1484,13 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
                     let n1 = (n0 + group_rows).min(chunk_end);
                     t.reset(r.identity());
                     let base = in_base.get().wrapping_offset(i) as *const u8;
+                    let tile = &mut t;
                     // SAFETY: the plan's guarantee: the tile's columns (a contiguous kept dim)
-                    // and the reduced dims address input elements; `wide` checked the CPU.
-                    unsafe {
-                        #[cfg(target_arch = "x86_64")]
-                        if is_wide {
-                            tile_loop_avx2(r, &mut t, reduced, base, w, n0, n1);
-                        } else {
-                            tile_loop(r, &mut t, reduced, base, w, n0, n1);
-                        }
-                        #[cfg(not(target_arch = "x86_64"))]
-                        tile_loop(r, &mut t, reduced, base, w, n0, n1);
-                    }
+                    // and the reduced dims address input elements.
+                    isa.run(
+                        #[inline(always)]
+                        move || unsafe { tile_loop(r, tile, reduced, base, w, n0, n1) },
+                    );
                     for j in 0..w {
                         emit(id0 + j, slot, &|| id_offsets(id0 + j).1, t.fold(r, j));
                     }
@@ -1553,7 +1498,6 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
             })?;
         }
     }
-    let _ = is_wide;
     if slots > 1 {
         // A chunk's value from its groups: the full groups pushed, a last partial group (fewer
         // than `group_blocks` blocks) folded on top, as the chunk's own counter would.

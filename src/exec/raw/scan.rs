@@ -5,8 +5,9 @@
 //! advances together, one input row at a time, vectorized across the lines.
 //! Raw memory: see the invariants in [`super`].
 
+use super::isa::Isa;
 use super::reduce::kept_offsets;
-use super::{get, put, wide, SendPtr};
+use super::{get, put, SendPtr};
 use crate::error::Result;
 use crate::exec::tasks::{run_tasks, task_count};
 use crate::plan::reduction::Line;
@@ -65,17 +66,6 @@ unsafe fn scan_tile<S: Scanner>(s: &S, line: Line, src: *const u8, dst: *mut u8,
     }
 }
 
-/// [`scan_tile`] compiled for AVX2 (the same operations per line, so the same bits).
-///
-/// # Safety
-/// As for [`scan_tile`], and the CPU must have AVX2, FMA and F16C.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn scan_tile_avx2<S: Scanner>(s: &S, line: Line, src: *const u8, dst: *mut u8, w: usize) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { scan_tile(s, line, src, dst, w) }
-}
-
 /// Runs the scan over a scan plan (output 0, input 1; see `plan::reduction::scan_plan`).
 pub(crate) fn scan<S: Scanner>(
     plan: &TensorIterator,
@@ -113,7 +103,7 @@ pub(crate) fn scan<S: Scanner>(
         None
     };
     let elements = numel * line.len;
-    let is_wide = wide();
+    let isa = Isa::avx2();
     match column {
         None => {
             let tasks = task_count(numel, elements, grain);
@@ -148,15 +138,12 @@ pub(crate) fn scan<S: Scanner>(
                     let src = in_base.get().wrapping_offset(i + j0 as isize * isz);
                     let dst = out_base.get().wrapping_offset(o + j0 as isize * osz);
                     // SAFETY: the plan's guarantee: the tile's lines (a contiguous dim of both
-                    // operands) and the line strides address elements; `wide` checked the CPU.
-                    unsafe {
-                        #[cfg(target_arch = "x86_64")]
-                        if is_wide {
-                            scan_tile_avx2(s, line, src, dst, w);
-                            continue;
-                        }
-                        scan_tile(s, line, src, dst, w);
-                    }
+                    // operands) and the line strides address elements. (The AVX2 copy runs
+                    // the same operations per line: the same bits.)
+                    isa.run(
+                        #[inline(always)]
+                        move || unsafe { scan_tile(s, line, src, dst, w) },
+                    );
                 }
             })
         }
