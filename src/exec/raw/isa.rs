@@ -1,10 +1,11 @@
 //! The compiled copies of a loop: the crate is built for baseline x86-64 (the wheel stays
 //! portable), and a hot loop runs in a copy compiled for AVX2 (with FMA and F16C) or AVX-512
-//! when [`crate::exec::cpu`] finds them. One mechanism for every loop: the loop is an
-//! `#[inline(always)]` closure, and [`Isa::run`] calls it from a function compiled with the
-//! copy's features, into which it is inlined. (Without the attribute LLVM may leave a large
-//! body, such as a vector math kernel's, as a function of its own compiled for the baseline:
-//! float32 `exp` took 31 ns an element so, 0.33 inlined.)
+//! when [`crate::exec::cpu`] finds them. One mechanism for every loop: [`in_copy!`] makes the
+//! loop an `#[inline(always)]` closure, and [`Isa::run`] calls it from a function compiled
+//! with the copy's features, into which it is inlined. (Without the attribute LLVM may leave a
+//! large body, such as a vector math kernel's, as a function of its own compiled for the
+//! baseline: float32 `exp` took 31 ns an element so, 0.33 inlined; hence the macro, which
+//! cannot forget it.)
 //!
 //! Without a copy, a kernel's `mul_add`s compile to calls to a software FMA and its lanes to
 //! SSE2's four: strided float32 `tanh` took 46 ns an element in the baseline build, against 1
@@ -36,7 +37,7 @@ impl Isa {
     }
 
     /// `body()`, compiled in this copy: `body` must be an `#[inline(always)]` closure (see the
-    /// module doc).
+    /// module doc), which [`in_copy!`] writes.
     #[inline(always)]
     pub(crate) fn run<R>(self, body: impl FnOnce() -> R) -> R {
         match self.0 {
@@ -51,6 +52,18 @@ impl Isa {
         }
     }
 }
+
+/// `in_copy!(isa, body)`: the expression `body` evaluated in `isa`'s copy ([`Isa::run`]), as an
+/// `#[inline(always)]` `move` closure (it captures pointers, strides and kernels by value).
+macro_rules! in_copy {
+    ($isa:expr, $body:expr) => {
+        $isa.run(
+            #[inline(always)]
+            move || $body,
+        )
+    };
+}
+pub(crate) use in_copy;
 
 /// `body()` compiled for AVX2, FMA and F16C.
 ///

@@ -4,7 +4,7 @@
 //! broadcast scalar, strided rows — feeds the same lane function, so a value's result never
 //! depends on where it sits. Raw memory: see the invariants in [`super`].
 
-use super::isa::Isa;
+use super::isa::{in_copy, Isa};
 use super::{get, put, Block};
 use crate::exec::InnerLoop;
 use std::mem::{size_of, MaybeUninit};
@@ -127,20 +127,14 @@ pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
     for j in 0..blk.size1 {
         let (po, pa) = (blk.row(0, j), blk.row(1, j) as *const u8);
         match path {
-            InnerLoop::Vectorized => isa.run(
-                #[inline(always)]
-                move || {
-                    // SAFETY: module invariants; every index is `< size0`.
-                    unsafe { lanes_row(k, po as *mut K::Out, pa as *const K::In, n) }
-                },
-            ),
+            InnerLoop::Vectorized => in_copy!(isa, {
+                // SAFETY: module invariants; every index is `< size0`.
+                unsafe { lanes_row(k, po as *mut K::Out, pa as *const K::In, n) }
+            }),
             _ if sa == 0 && n > 0 => {
                 // the one value, then copies of it
                 // SAFETY: module invariants; every index is `< size0`.
-                isa.run(
-                    #[inline(always)]
-                    move || unsafe { lanes_strided(k, po, so, pa, 0, 1) },
-                );
+                in_copy!(isa, unsafe { lanes_strided(k, po, so, pa, 0, 1) });
                 // SAFETY: as above.
                 unsafe {
                     let v = get::<K::Out>(po, 0, so);
@@ -150,10 +144,7 @@ pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
                 }
             }
             // SAFETY: module invariants; every index is `< size0`.
-            _ => isa.run(
-                #[inline(always)]
-                move || unsafe { lanes_strided(k, po, so, pa, sa, n) },
-            ),
+            _ => in_copy!(isa, unsafe { lanes_strided(k, po, so, pa, sa, n) }),
         }
     }
 }

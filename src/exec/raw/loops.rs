@@ -7,7 +7,7 @@
 //! arithmetic converts eight lanes at a time with F16C. Both give bit-identical results to the
 //! baseline loops.
 
-use super::isa::Isa;
+use super::isa::{in_copy, Isa};
 use super::{get, put, wide, Block};
 use crate::exec::InnerLoop;
 use std::mem::size_of;
@@ -40,10 +40,7 @@ unsafe fn row<O>(o: *mut O, n: usize, g: impl Fn(usize) -> O) {
 #[inline(always)]
 unsafe fn run_row<O>(isa: Isa, o: *mut O, n: usize, g: impl Fn(usize) -> O) {
     // SAFETY: guaranteed by the caller.
-    isa.run(
-        #[inline(always)]
-        move || unsafe { row(o, n, g) },
-    )
+    in_copy!(isa, unsafe { row(o, n, g) })
 }
 
 /// `out = f(a)` over a block (operands: out, a). Contiguous rows take a loop the compiler
@@ -74,14 +71,11 @@ pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
                 }
                 InnerLoop::Strided => {
                     let (f, n) = (f.clone(), blk.size0);
-                    isa.run(
-                        #[inline(always)]
-                        move || {
-                            for i in 0..n {
-                                put(po, i, so, f(get::<A>(pa, i, sa)));
-                            }
-                        },
-                    )
+                    in_copy!(isa, {
+                        for i in 0..n {
+                            put(po, i, so, f(get::<A>(pa, i, sa)));
+                        }
+                    })
                 }
             }
         }
@@ -121,14 +115,11 @@ pub(crate) fn map2<A: Copy, B: Copy, O: Copy>(blk: &Block, f: impl Fn(A, B) -> O
                 }
                 InnerLoop::Strided => {
                     let f = f.clone();
-                    isa.run(
-                        #[inline(always)]
-                        move || {
-                            for i in 0..n {
-                                put(po, i, so, f(get::<A>(pa, i, sa), get::<B>(pb, i, sb)));
-                            }
-                        },
-                    )
+                    in_copy!(isa, {
+                        for i in 0..n {
+                            put(po, i, so, f(get::<A>(pa, i, sa), get::<B>(pb, i, sb)));
+                        }
+                    })
                 }
             }
         }
@@ -181,19 +172,16 @@ pub(crate) fn map3<A: Copy, B: Copy, C: Copy, O: Copy>(
                 }
                 InnerLoop::Strided => {
                     let f = f.clone();
-                    isa.run(
-                        #[inline(always)]
-                        move || {
-                            for i in 0..n {
-                                let (x, y, z) = (
-                                    get::<A>(pa, i, s[1]),
-                                    get::<B>(pb, i, s[2]),
-                                    get::<C>(pc, i, s[3]),
-                                );
-                                put(po, i, s[0], f(x, y, z));
-                            }
-                        },
-                    )
+                    in_copy!(isa, {
+                        for i in 0..n {
+                            let (x, y, z) = (
+                                get::<A>(pa, i, s[1]),
+                                get::<B>(pb, i, s[2]),
+                                get::<C>(pc, i, s[3]),
+                            );
+                            put(po, i, s[0], f(x, y, z));
+                        }
+                    })
                 }
             }
         }

@@ -30,7 +30,7 @@
 //! registers.
 
 use super::add_lanes::{self, Spacing, F32_BLOCKS, F64_BLOCKS};
-use super::isa::Isa;
+use super::isa::{in_copy, Isa};
 use super::{get, put, wide, SendPtr};
 use crate::error::Result;
 use crate::exec::tasks::{piece_count, piece_range, run_pieces, task_count, task_count_on};
@@ -360,19 +360,13 @@ unsafe fn feed_contiguous<R: Reducer>(
     n: usize,
 ) {
     // SAFETY: the caller's guarantee.
-    Isa::avx2().run(
-        #[inline(always)]
-        move || unsafe { lanes_loop(r, lanes, q, groups, n) },
-    )
+    in_copy!(Isa::avx2(), unsafe { lanes_loop(r, lanes, q, groups, n) })
 }
 
 /// [`Reducer::contiguous`], in its AVX2 copy when the CPU has it.
 #[inline(always)]
 fn contiguous_run<R: Reducer>(r: &R, xs: &[R::In], n: usize) -> Option<R::Acc> {
-    Isa::avx2().run(
-        #[inline(always)]
-        move || r.contiguous(xs, n),
-    )
+    in_copy!(Isa::avx2(), r.contiguous(xs, n))
 }
 
 /// The contiguous lane loop.
@@ -1487,10 +1481,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
                     let tile = &mut t;
                     // SAFETY: the plan's guarantee: the tile's columns (a contiguous kept dim)
                     // and the reduced dims address input elements.
-                    isa.run(
-                        #[inline(always)]
-                        move || unsafe { tile_loop(r, tile, reduced, base, w, n0, n1) },
-                    );
+                    in_copy!(isa, unsafe { tile_loop(r, tile, reduced, base, w, n0, n1) });
                     for j in 0..w {
                         emit(id0 + j, slot, &|| id_offsets(id0 + j).1, t.fold(r, j));
                     }

@@ -5,7 +5,7 @@
 //! advances together, one input row at a time, vectorized across the lines.
 //! Raw memory: see the invariants in [`super`].
 
-use super::isa::Isa;
+use super::isa::{in_copy, Isa};
 use super::reduce::kept_offsets;
 use super::{get, put, SendPtr};
 use crate::error::Result;
@@ -140,10 +140,7 @@ pub(crate) fn scan<S: Scanner>(
                     // SAFETY: the plan's guarantee: the tile's lines (a contiguous dim of both
                     // operands) and the line strides address elements. (The AVX2 copy runs
                     // the same operations per line: the same bits.)
-                    isa.run(
-                        #[inline(always)]
-                        move || unsafe { scan_tile(s, line, src, dst, w) },
-                    );
+                    in_copy!(isa, unsafe { scan_tile(s, line, src, dst, w) });
                 }
             })
         }
