@@ -285,7 +285,9 @@ pub fn tanh_fast_domain(_x: f32) -> bool {
 /// Where [`tanh`] takes the odd polynomial: |x| < 0.8. Above, `2/(e^{2|x|} + 1)` is below
 /// 0.34, so the roundings of the exponential and the quotient (under 2.8 units of 2^-24
 /// relative to it) stay under one ulp of `1 - 2/(…)`; below, the polynomial's correction
-/// term `|x|³·P` is under a fifth of the result, so its roundings do too.
+/// term `|x|³·P` is at most about a fifth of the result (0.205 at 0.8), so its roundings
+/// (about 4 units of 2^-24 relative to it) do too. Bounds, not measured errors: a harness
+/// sweep of every f32 found none above 1 ulp.
 const TANH_SPLIT: f32 = 0.8;
 
 /// `tanh(a) = a + a³·P(a²)` for |a| < [`TANH_SPLIT`]: a degree-5 minimax fit (Remez
