@@ -14,6 +14,7 @@ mod inner_loop;
 pub mod permute;
 pub mod pool;
 pub(crate) mod raw;
+pub mod stores;
 pub mod tasks;
 pub mod tiled;
 

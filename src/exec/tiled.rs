@@ -18,8 +18,8 @@
 //! When the kernel is a same-dtype copy (`copy_`, `contiguous()` of a permuted view) the
 //! walk packs nothing: it copies each tile itself, *directly* from input to output, through
 //! register transposes (see `raw::transpose`), with non-temporal stores when the output is
-//! larger than a quarter of the last-level cache ([`stream_threshold`]: its lines are written
-//! whole and would only evict the input's). Direct tiles are sized from the machine's caches
+//! too large to stay in a cache the core reads quickly ([`super::stores`]: its lines are
+//! written whole and would only evict the input's). Direct tiles are sized from the machine's caches
 //! ([`super::cache`]): both operands' tiles together in half of L2, so that long runs of each
 //! operand are read and written per row.
 //!
@@ -185,7 +185,7 @@ pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
         |d| stride(d, 0),
         |d| stride(d, 1),
         width,
-        stream_threshold(),
+        super::stores::transposing_copy_from(),
     )?;
     if !(p.elem == 4 || p.elem == 8 || (12..=MAX_RUN_BYTES).contains(&p.elem)) {
         return None;
@@ -294,7 +294,7 @@ fn choose_dyn(
             edge0,
             edge1,
             direct,
-            stream: out_bytes >= stream_threshold(),
+            stream: out_bytes >= super::stores::transposing_copy_from(),
             fold: false,
         });
     }
@@ -315,19 +315,6 @@ fn choose_dyn(
         stream: false,
         fold: false,
     })
-}
-
-/// Output size (bytes) from which a direct walk or a permuting copy streams its stores: a
-/// quarter of the last-level cache (input and output together take half of it, and it is
-/// shared with other cores), at least 4 L2s. A transposing copy writes each output line
-/// while many others are open, so a plain store's read of the line it writes is not
-/// prefetched as a contiguous copy's is: on the 2-core Zen 4 (32 MiB L3) NHWC -> NCHW of
-/// (B, 56, 56, 64) float32 ran at 32% / 48% / 19% of a same-size copy with plain stores at
-/// B = 10 / 12 / 14 and at 62% / 73% / 82% streamed, where B = 8 (6.4 MB of output) was
-/// still faster with plain stores (70% against 65%).
-pub fn stream_threshold() -> usize {
-    let sizes = super::cache::sizes();
-    (sizes.l3 / 4).max(4 * sizes.l2)
 }
 
 /// Granularity of direct tile edges (elements): 16 keeps every tile's output rows starting
@@ -389,11 +376,7 @@ pub fn describe(plan: &TensorIterator) -> String {
             sizes.l1d >> 10,
             sizes.l2 >> 10,
             sizes.l3 >> 10,
-            if p.stream {
-                "non-temporal stores (the output is larger than a quarter of L3)"
-            } else {
-                "ordinary stores"
-            }
+            super::stores::describe(p.stream, super::stores::transposing_copy_from())
         );
     }
     match decide(plan) {
@@ -435,11 +418,7 @@ pub fn describe(plan: &TensorIterator) -> String {
                     } else {
                         ""
                     },
-                    if t.stream {
-                        "non-temporal stores (the output is larger than a quarter of L3)"
-                    } else {
-                        "ordinary stores"
-                    }
+                    super::stores::describe(t.stream, super::stores::transposing_copy_from())
                 );
             }
             let packed: Vec<usize> = (0..ops.len())

@@ -33,13 +33,6 @@ pub(super) enum Store<'a> {
     Staged(&'a mut [u8]),
 }
 
-/// Output bytes per run (a strip's columns adjacent in the output merged) from which a
-/// staged strip pays for its extra pass through L1. On the 2-core Zen 4 (1 thread, 8M
-/// float32, streamed outputs): 14 rows of adjacent columns (896-byte runs) 27% -> 44% of the
-/// copy limit, 15 rows (960) 28% -> 37%; but 78 rows of columns apart (312-byte runs) 35% ->
-/// 24%, 5 rows of adjacent columns (320) 15% -> 11%.
-pub(super) const STAGED_RUN: usize = 512;
-
 /// Bytes of scratch [`Store::Staged`] needs for tiles of `nr` rows: two halves of 16 columns
 /// and a line (the whole stores of a partial block reach up to 60 bytes past a column).
 pub(super) fn staged_scratch(nr: usize) -> usize {

@@ -51,6 +51,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
     let mut out_col = vec![0isize; p.tile_c];
     let mut have = (usize::MAX, usize::MAX);
     let k = kernel(e);
+    let mut lines = OutputLines::default();
     // a strip of 16 output columns of a tile, staged before it is streamed out
     let mut scratch = if k == Kernel::Avx512x4 && p.stream {
         vec![0u8; super::lines512::staged_scratch(p.tile_r)]
@@ -67,6 +68,11 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         }
         if have.1 != tc {
             p.cols.offsets(c0, &mut out_col[..nc]);
+        }
+        if have != (tr, tc) && k == Kernel::Avx512x4 && p.stream {
+            // once per table, not per tile: small tiles of many outer indices would pay for
+            // this walk over the columns each time (15% of a (5 x 76)-tile copy)
+            lines = OutputLines::of(&out_col[..nc], nr * e);
         }
         have = (tr, tc);
         let (mut off_out, mut off_in) = (0isize, 0isize);
@@ -86,7 +92,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         unsafe {
             match k {
                 #[cfg(target_arch = "x86_64")]
-                Kernel::Avx512x4 => tile_avx512_4(s, rows, d, cols, p.stream, &mut scratch),
+                Kernel::Avx512x4 => tile_avx512_4(s, rows, d, cols, p.stream, lines, &mut scratch),
                 #[cfg(target_arch = "x86_64")]
                 Kernel::Avx2x4 => tile_avx2::<8>(s, rows, d, cols, p.stream),
                 #[cfg(target_arch = "x86_64")]
@@ -250,7 +256,8 @@ unsafe fn tile_avx2<const L: usize>(
 /// [`tile_avx2`] for 4-byte elements with AVX-512: 16 × 16 register transposes, output row
 /// by output row, each input row read and each output column written one 64-byte line per
 /// block, the tile's edges masked ([`super::lines512`]). When streaming, output columns that
-/// are not line-aligned go through `scratch` ([`super::lines512::Store::Staged`]).
+/// are not line-aligned go through `scratch` ([`super::lines512::Store::Staged`]) where
+/// `lines` says so.
 ///
 /// # Safety
 /// As for [`tile_runs`] with `e = 4`; the CPU has AVX-512F.
@@ -262,16 +269,15 @@ unsafe fn tile_avx512_4(
     d: *mut u8,
     cols: &[isize],
     stream: bool,
+    lines: OutputLines,
     scratch: &mut [u8],
 ) {
     use super::lines512::Store;
     let store = if !stream {
         Store::Plain
-    } else if (d as usize).is_multiple_of(64) && cols.iter().all(|&c| c % 64 == 0) {
+    } else if lines.aligned && (d as usize).is_multiple_of(64) {
         Store::Stream
-    } else if staged_runs_are_long(rows.len() * 4, cols)
-        && scratch.len() >= super::lines512::staged_scratch(rows.len())
-    {
+    } else if lines.stage && scratch.len() >= super::lines512::staged_scratch(rows.len()) {
         Store::Staged(scratch)
     } else {
         Store::Plain
@@ -289,19 +295,35 @@ unsafe fn tile_avx512_4(
     }
 }
 
-/// Whether the output columns at `cols` (each `run` bytes), merged where adjacent within each
-/// strip of 16, average at least [`super::lines512::STAGED_RUN`] bytes.
-fn staged_runs_are_long(run: usize, cols: &[isize]) -> bool {
-    let runs: usize = cols
-        .chunks(16)
-        .map(|strip| {
-            1 + strip
-                .windows(2)
-                .filter(|w| w[1] != w[0] + run as isize)
-                .count()
-        })
-        .sum();
-    cols.len() * run >= super::lines512::STAGED_RUN * runs
+/// What a streamed AVX-512 tile's output columns allow, from its table of column offsets.
+#[derive(Debug, Clone, Copy, Default)]
+struct OutputLines {
+    /// Every column starts on a line (relative to the tile's output corner).
+    aligned: bool,
+    /// The columns, merged where adjacent within each strip of 16, average runs long enough
+    /// to stage ([`crate::exec::stores::staged_run`]).
+    stage: bool,
+}
+
+impl OutputLines {
+    /// For columns at `cols` of `run` bytes each.
+    fn of(cols: &[isize], run: usize) -> OutputLines {
+        let runs: usize = cols
+            .chunks(16)
+            .map(|strip| {
+                1 + strip
+                    .windows(2)
+                    .filter(|w| w[1] != w[0] + run as isize)
+                    .count()
+            })
+            .sum();
+        let adjacent = runs < cols.len();
+        OutputLines {
+            aligned: cols.iter().all(|&c| c % 64 == 0),
+            stage: cols.len() * run
+                >= crate::exec::stores::staged_run(adjacent).saturating_mul(runs),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -224,15 +224,12 @@ unsafe fn lines_avx512_4(
     let aligned = (dst as usize).is_multiple_of(64) && dc % 64 == 0;
     // output columns that are not line-aligned are staged when streaming, if their runs (a
     // strip's 16 as one where they are adjacent) are long (`lines512::Store::Staged`)
-    let run = if dc == 4 * nr as isize {
-        64 * nr
-    } else {
-        4 * nr
-    };
+    let adjacent = dc == 4 * nr as isize;
+    let run = if adjacent { 64 * nr } else { 4 * nr };
     let mut scratch = Vec::new();
     let store = if stream && aligned {
         lines512::Store::Stream
-    } else if stream && run >= lines512::STAGED_RUN {
+    } else if stream && run >= crate::exec::stores::staged_run(adjacent) {
         scratch.resize(lines512::staged_scratch(nr), 0u8);
         lines512::Store::Staged(&mut scratch)
     } else {

@@ -1,0 +1,171 @@
+//! When a copy's stores bypass the caches: one home for the thresholds the flat copy
+//! (`kernels::copy`), the direct tiled walk ([`super::tiled`]) and the permuting copy
+//! ([`super::permute`]) take.
+//!
+//! A plain store first reads the line it writes (to own it) and leaves it in the cache; a
+//! non-temporal ("streamed") store sends whole lines to memory and reads nothing. Plain stores
+//! win while the output stays in a cache the core reads quickly; past that, the line each one
+//! reads is traffic for nothing. Where that point lies depends on what the last-level cache
+//! gives one core ([`LastLevel`]), measured on two 2-core machines (float32, best of 7,
+//! repeated copies of the same arrays, one process alternating the two kinds of store):
+//!
+//! - AMD Zen 4 (32 MiB of L3 per core complex): NHWC -> NCHW of (B, 56, 56, 64) at 70% of a
+//!   same-size copy with plain stores against 65% streamed for B = 8 (6.4 MB of output), 32%
+//!   against 62% for B = 10 (48/73% at 12, 19/82% at 14); a flat copy of 3136K elements (25 MB moved) at 63 GB/s (torch's,
+//!   plain) against 56 streamed, 8M at 36 against 42.
+//! - An Intel Xeon (Sapphire Rapids class, 2 MiB of L2 per core, 260 MiB of L3 for the
+//!   socket, in a virtual machine): streamed stores won from an output the size of L2 on —
+//!   flat copies of 512K elements (2 MiB out) 27 -> 34 GB/s, 8M 11 -> 21 GB/s; transposes of
+//!   724² (2 MiB out) 50% -> 74% of a same-size plain copy, 4096² 41% -> 90%; NCHW -> NHWC of
+//!   (16, 64, 56, 56) 78% -> 94% — while at 1 MiB out (256K-element copies, 512² transposes)
+//!   plain stores were as fast or faster. With the L3 rule above, every one of these took
+//!   plain stores (an output under 65 MiB).
+//!
+//! Streamed strips of a transposing copy whose output columns are not line-aligned go
+//! through a staging scratch ([`staged_run`]); the two machines differ there too.
+#![forbid(unsafe_code)]
+
+use std::sync::OnceLock;
+
+use super::cache;
+
+/// What the last-level cache gives one core, by CPU vendor (the cache sizes cannot tell: a
+/// virtual machine lists its 2 cores as the only sharers of the host socket's L3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LastLevel {
+    /// An L3 near each core (AMD's per core complex, and what is assumed where the vendor is
+    /// unknown): reading and writing it is much faster than memory.
+    Near,
+    /// Intel's L3, shared by the whole socket over a mesh (or a ring on client parts, which
+    /// were not measured): one core reads and writes it little faster than memory.
+    Far,
+}
+
+/// This machine's [`LastLevel`]: `Far` for an Intel CPU (`vendor_id` in `/proc/cpuinfo` on
+/// Linux), `Near` otherwise.
+pub fn last_level() -> LastLevel {
+    static KIND: OnceLock<LastLevel> = OnceLock::new();
+    *KIND.get_or_init(|| {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        from_cpuinfo(&cpuinfo)
+    })
+}
+
+/// The [`LastLevel`] of the CPU `/proc/cpuinfo`'s text describes.
+fn from_cpuinfo(text: &str) -> LastLevel {
+    let vendor = text
+        .lines()
+        .find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            (key.trim() == "vendor_id").then(|| value.trim())
+        })
+        .unwrap_or("");
+    if vendor == "GenuineIntel" {
+        LastLevel::Far
+    } else {
+        LastLevel::Near
+    }
+}
+
+/// Whether a flat copy (operands contiguous along their rows) that writes `out_bytes` and
+/// moves `moved_bytes` (read plus written) streams its stores: with a near L3, once both
+/// operands together exceed it (a contiguous copy's plain stores read their lines with the
+/// prefetchers' help, so the cache is worth keeping up to its size); with a far one, from an
+/// output the size of L2.
+pub fn flat_copy_streams(out_bytes: usize, moved_bytes: usize) -> bool {
+    let sizes = cache::sizes();
+    match last_level() {
+        LastLevel::Near => moved_bytes > sizes.l3,
+        LastLevel::Far => out_bytes >= sizes.l2,
+    }
+}
+
+/// Output bytes from which a transposing copy (the direct tiled walk, the permuting copy)
+/// streams its stores: with a near L3, a quarter of it (input and output together take half
+/// of it, and it is shared with other cores), at least 4 L2s — a transposing copy writes each
+/// output line while many others are open, so the line a plain store reads is not
+/// prefetched as a contiguous copy's is; with a far one, the size of L2.
+pub fn transposing_copy_from() -> usize {
+    let sizes = cache::sizes();
+    match last_level() {
+        LastLevel::Near => (sizes.l3 / 4).max(4 * sizes.l2),
+        LastLevel::Far => sizes.l2,
+    }
+}
+
+/// Output bytes per run (a strip's 16 columns merged where `adjacent` in the output) from
+/// which a streamed strip whose columns are not line-aligned is staged (transposed into
+/// scratch, then streamed out in whole lines) rather than stored plainly (`usize::MAX`:
+/// never). On the Zen 4 (1 thread, 8M float32): 14 rows of adjacent columns (896-byte runs)
+/// 27% -> 44% of the copy limit, 15 rows (960) 28% -> 37%, but 78 rows of columns apart
+/// (312-byte runs) 35% -> 24%, 5 rows of adjacent columns (320) 15% -> 11%: 512 bytes
+/// there. On the Intel Xeon, runs of columns apart gained at every length tried — the
+/// 312-byte runs of (78, 80, 85, 16) by (1, 3, 2, 0) 5.5 -> 7.8 GB/s, the 28-byte runs of the
+/// (9, 1449, 86, 7) reversal 5.0 -> 8.5 — while adjacent columns, whose runs follow each other
+/// through the whole output, lost at every length: (20, 25, 38, 5, 4, 19) by
+/// (0, 1, 2, 4, 5, 3) (320-byte runs) 7.3 -> 3.4 GB/s, (742, 14, 822) by (0, 2, 1) (896)
+/// 9.7 -> 8.3. Plain stores written in order have their lines' reads prefetched as a
+/// contiguous copy's are.
+pub fn staged_run(adjacent: bool) -> usize {
+    match (last_level(), adjacent) {
+        (LastLevel::Far, false) => 0,
+        (LastLevel::Far, true) => usize::MAX,
+        (LastLevel::Near, _) => 512,
+    }
+}
+
+/// Why stores of an output of `out_bytes` (`from` the threshold it was compared with) are
+/// streamed or not, for `explain()`.
+pub fn describe(streamed: bool, from: usize) -> String {
+    let cache = match last_level() {
+        LastLevel::Near => "near last-level cache",
+        LastLevel::Far => "far last-level cache (Intel)",
+    };
+    if streamed {
+        format!(
+            "non-temporal stores (the output is at least {} KiB; {cache})",
+            from >> 10
+        )
+    } else {
+        format!(
+            "ordinary stores (the output is under {} KiB; {cache})",
+            from >> 10
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vendor_picks_the_last_level() {
+        let intel = "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n";
+        assert_eq!(from_cpuinfo(intel), LastLevel::Far);
+        let amd = "processor\t: 0\nvendor_id\t: AuthenticAMD\n";
+        assert_eq!(from_cpuinfo(amd), LastLevel::Near);
+        assert_eq!(from_cpuinfo(""), LastLevel::Near);
+        // arm64's cpuinfo has no vendor_id line
+        assert_eq!(
+            from_cpuinfo("processor\t: 0\nCPU implementer\t: 0x41\n"),
+            LastLevel::Near
+        );
+    }
+
+    #[test]
+    fn thresholds_follow_the_caches() {
+        let sizes = cache::sizes();
+        match last_level() {
+            LastLevel::Far => {
+                assert_eq!(transposing_copy_from(), sizes.l2);
+                assert!(flat_copy_streams(sizes.l2, 2 * sizes.l2));
+                assert!(!flat_copy_streams(sizes.l2 - 1, 2 * sizes.l2 - 2));
+            }
+            LastLevel::Near => {
+                assert!(transposing_copy_from() >= 4 * sizes.l2);
+                assert!(flat_copy_streams(sizes.l3 / 2 + 1, sizes.l3 + 2));
+                assert!(!flat_copy_streams(sizes.l3 / 2, sizes.l3));
+            }
+        }
+    }
+}
