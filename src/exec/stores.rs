@@ -6,20 +6,22 @@
 //! non-temporal ("streamed") store sends whole lines to memory and reads nothing. Plain stores
 //! win while the output stays in a cache the core reads quickly; past that, the line each one
 //! reads is traffic for nothing. Where that point lies depends on what the last-level cache
-//! gives one core ([`LastLevel`]), measured on two 2-core machines (float32, best of 7,
-//! repeated copies of the same arrays, one process alternating the two kinds of store):
+//! gives one core ([`LastLevel`]), measured on two 2-core machines (float32, best of
+//! several repeated copies of the same arrays):
 //!
 //! - AMD Zen 4 (32 MiB of L3 per core complex): NHWC -> NCHW of (B, 56, 56, 64) at 70% of a
 //!   same-size copy with plain stores against 65% streamed for B = 8 (6.4 MB of output), 32%
-//!   against 62% for B = 10 (48/73% at 12, 19/82% at 14); a flat copy of 3136K elements (25 MB moved) at 63 GB/s (torch's,
-//!   plain) against 56 streamed, 8M at 36 against 42.
+//!   against 62% for B = 10 (48% / 73% at 12, 19% / 82% at 14); flat copies streamed at 56
+//!   GB/s against torch's plain 63 for 3136K elements (25 MB moved, in L3), 42 against 36
+//!   for 8M.
 //! - An Intel Xeon (Sapphire Rapids class, 2 MiB of L2 per core, 260 MiB of L3 for the
-//!   socket, in a virtual machine): streamed stores won from an output the size of L2 on —
-//!   flat copies of 512K elements (2 MiB out) 27 -> 34 GB/s, 8M 11 -> 21 GB/s; transposes of
-//!   724² (2 MiB out) 50% -> 74% of a same-size plain copy, 4096² 41% -> 90%; NCHW -> NHWC of
-//!   (16, 64, 56, 56) 78% -> 94% — while at 1 MiB out (256K-element copies, 512² transposes)
-//!   plain stores were as fast or faster. With the L3 rule above, every one of these took
-//!   plain stores (an output under 65 MiB).
+//!   socket, in a virtual machine; one process alternating the two kinds of store):
+//!   streamed stores won from an output the size of L2 on: flat copies of 512K elements
+//!   (2 MiB out) 27 -> 34 GB/s, 8M 11 -> 21 GB/s; transposes of 724² (2 MiB out) 50% -> 74%
+//!   of a same-size plain copy, 4096² 41% -> 90%; NCHW -> NHWC of (16, 64, 56, 56) 78% ->
+//!   94%; while at 1 MiB out (256K-element copies, 512² transposes) plain stores were as fast
+//!   or faster. The L3 rule above gave every one of these plain stores (an output under
+//!   65 MiB).
 //!
 //! Streamed strips of a transposing copy whose output columns are not line-aligned go
 //! through a staging scratch ([`staged_run`]); the two machines differ there too.
@@ -114,8 +116,8 @@ pub fn staged_run(adjacent: bool) -> usize {
     }
 }
 
-/// Why stores of an output of `out_bytes` (`from` the threshold it was compared with) are
-/// streamed or not, for `explain()`.
+/// For `explain()`: whether an output's stores are `streamed`, against the threshold `from`
+/// (bytes) its size was compared with.
 pub fn describe(streamed: bool, from: usize) -> String {
     let cache = match last_level() {
         LastLevel::Near => "near last-level cache",

@@ -19,9 +19,9 @@
 //! walk packs nothing: it copies each tile itself, *directly* from input to output, through
 //! register transposes (see `raw::transpose`), with non-temporal stores when the output is
 //! too large to stay in a cache the core reads quickly ([`super::stores`]: its lines are
-//! written whole and would only evict the input's). Direct tiles are sized from the machine's caches
-//! ([`super::cache`]): both operands' tiles together in half of L2, so that long runs of each
-//! operand are read and written per row.
+//! written whole and would only evict the input's). Direct tiles are sized from the
+//! machine's caches ([`super::cache`]): both operands' tiles together in half of L2, so that
+//! long runs of each operand are read and written per row.
 //!
 //! Only the visiting order changes, which is invisible in the results of elementwise plans:
 //! each element is computed once from the same inputs. Plans where the order can show are

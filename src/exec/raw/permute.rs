@@ -69,9 +69,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         if have.1 != tc {
             p.cols.offsets(c0, &mut out_col[..nc]);
         }
-        if have != (tr, tc) && k == Kernel::Avx512x4 && p.stream {
-            // once per table, not per tile: small tiles of many outer indices would pay for
-            // this walk over the columns each time (15% of a (5 x 76)-tile copy)
+        if have != (tr, tc) && p.stream {
             lines = OutputLines::of(&out_col[..nc], nr * e);
         }
         have = (tr, tc);
@@ -94,9 +92,9 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
                 #[cfg(target_arch = "x86_64")]
                 Kernel::Avx512x4 => tile_avx512_4(s, rows, d, cols, p.stream, lines, &mut scratch),
                 #[cfg(target_arch = "x86_64")]
-                Kernel::Avx2x4 => tile_avx2::<8>(s, rows, d, cols, p.stream),
+                Kernel::Avx2x4 => tile_avx2::<8>(s, rows, d, cols, p.stream, lines),
                 #[cfg(target_arch = "x86_64")]
-                Kernel::Avx2x8 => tile_avx2::<4>(s, rows, d, cols, p.stream),
+                Kernel::Avx2x8 => tile_avx2::<4>(s, rows, d, cols, p.stream, lines),
                 _ => tile_runs(s, rows, d, cols, 0, 0, e),
             }
         }
@@ -191,7 +189,7 @@ unsafe fn tile_runs(
 
 /// The tile in steps of `2L` rows × `L` columns of `32 / L`-byte elements: two `L × L` register
 /// transposes, after which each of the `L` output columns gets 64 contiguous bytes (streamed
-/// when asked and aligned); the fringe goes through [`tile_runs`].
+/// when asked and aligned, as `lines` says); the fringe goes through [`tile_runs`].
 ///
 /// # Safety
 /// As for [`tile_runs`] with `e = 32 / L`; the CPU has AVX2.
@@ -203,13 +201,14 @@ unsafe fn tile_avx2<const L: usize>(
     d: *mut u8,
     cols: &[isize],
     stream: bool,
+    lines: OutputLines,
 ) {
     use super::pack::{transpose4, transpose8};
     use std::arch::x86_64::*;
     let e = 32 / L;
     let (nr, nc) = (rows.len(), cols.len());
     let (full_r, full_c) = (nr - nr % (2 * L), nc - nc % L);
-    let aligned = stream && (d as usize).is_multiple_of(32) && cols.iter().all(|&c| c % 32 == 0);
+    let aligned = stream && lines.aligned_to >= 32 && (d as usize).is_multiple_of(32);
     let mut ptr = [s; 16];
     for r in (0..full_r).step_by(2 * L) {
         for q in 0..2 * L {
@@ -275,7 +274,7 @@ unsafe fn tile_avx512_4(
     use super::lines512::Store;
     let store = if !stream {
         Store::Plain
-    } else if lines.aligned && (d as usize).is_multiple_of(64) {
+    } else if lines.aligned_to >= 64 && (d as usize).is_multiple_of(64) {
         Store::Stream
     } else if lines.stage && scratch.len() >= super::lines512::staged_scratch(rows.len()) {
         Store::Staged(scratch)
@@ -295,11 +294,13 @@ unsafe fn tile_avx512_4(
     }
 }
 
-/// What a streamed AVX-512 tile's output columns allow, from its table of column offsets.
+/// What a streamed tile's output columns allow, from its table of column offsets (found
+/// once per table, not per tile: small tiles of many outer indices paid 15% for it).
 #[derive(Debug, Clone, Copy, Default)]
 struct OutputLines {
-    /// Every column starts on a line (relative to the tile's output corner).
-    aligned: bool,
+    /// The largest power of two up to a line (64) that divides every column's offset
+    /// (relative to the tile's output corner): 64 when every column starts on a line.
+    aligned_to: usize,
     /// The columns, merged where adjacent within each strip of 16, average runs long enough
     /// to stage ([`crate::exec::stores::staged_run`]).
     stage: bool,
@@ -319,7 +320,9 @@ impl OutputLines {
             .sum();
         let adjacent = runs < cols.len();
         OutputLines {
-            aligned: cols.iter().all(|&c| c % 64 == 0),
+            aligned_to: cols
+                .iter()
+                .fold(64, |a, &c| a.min(1 << c.trailing_zeros().min(6))),
             stage: cols.len() * run
                 >= crate::exec::stores::staged_run(adjacent).saturating_mul(runs),
         }
@@ -330,6 +333,25 @@ impl OutputLines {
 mod tests {
     use super::*;
     use crate::exec::permute::plan_any_size;
+
+    #[test]
+    fn output_lines_know_the_columns_alignment() {
+        let of = |cols: &[isize], run| OutputLines::of(cols, run).aligned_to;
+        assert_eq!(of(&[0, 64, 128], 64), 64);
+        assert_eq!(of(&[0, 32, 64], 32), 32);
+        assert_eq!(of(&[0, 20, 40], 20), 4);
+        assert_eq!(of(&[-64, -128, 0], 64), 64);
+        assert_eq!(of(&[], 4), 64);
+        // 16 adjacent columns of 20 bytes: one 320-byte run, which no machine stages; 16
+        // columns apart are staged from runs of 512 bytes (or any length where the last
+        // level is far)
+        let adjacent: Vec<isize> = (0..16).map(|c| 20 * c).collect();
+        assert!(!OutputLines::of(&adjacent, 20).stage);
+        let apart: Vec<isize> = (0..16).map(|c| 1000 * c).collect();
+        assert!(OutputLines::of(&apart, 512).stage);
+        let far = crate::exec::stores::last_level() == crate::exec::stores::LastLevel::Far;
+        assert_eq!(OutputLines::of(&apart, 20).stage, far);
+    }
 
     /// Every permutation of small shapes (sizes around the kernels' steps) copied with each
     /// kernel equals the naive permuted copy.
