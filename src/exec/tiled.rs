@@ -380,7 +380,10 @@ pub fn describe(plan: &TensorIterator) -> String {
         );
     }
     match decide(plan) {
-        TileDecision::Untiled(why) => format!("walk: torch's 2-D order, untiled ({why})"),
+        TileDecision::Untiled(why) => format!(
+            "walk: torch's 2-D order, untiled ({why}); {}",
+            super::stores::describe_flat(super::stores::elementwise_streams(plan))
+        ),
         TileDecision::Tiled(t) => {
             let ops = plan.operands();
             let rest: Vec<String> = (1..plan.ndim())

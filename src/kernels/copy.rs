@@ -26,14 +26,14 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
     if dst.numel() == 0 {
         return Ok(());
     }
-    let stream = crate::exec::stores::flat_copy_streams(
+    let stream = crate::exec::stores::flat_output_streams(
         plan.numel().saturating_mul(to.itemsize()),
         plan.numel().saturating_mul(from.itemsize() + to.itemsize()),
     );
     if to == from {
         let width = to.itemsize();
         return run(&plan, |blk| {
-            let long_rows = blk.size0() * width >= MIN_STREAMED_ROW_BYTES;
+            let long_rows = blk.size0() * width >= crate::exec::stores::MIN_STREAMED_ROW;
             if !(stream && long_rows && copy_streamed(blk, width)) {
                 copy_bytes(blk, width)
             }
@@ -59,13 +59,6 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
     let unsupported = || Error::type_(format!("copy_ from {from} to {to} is not supported"));
     dispatch_all!(from, S => dispatch_all!(to, D => run(&plan, |blk| map1::<S, D>(blk, |x| x.cast::<D>())), else Err(unsupported())), else Err(unsupported()))
 }
-
-/// Shortest row (bytes) a same-dtype copy streams: a permuted copy whose rows are short
-/// runs (a permutation that keeps a long last dim, e.g. (46, 111, 4, 397) by (1, 2, 0, 3):
-/// rows of 1588 bytes) leaves a partial line at both ends of every row, and on the 2-core Zen
-/// 4 ran at 0.74x torch streamed against 0.98x with plain stores, where rows of 16 KiB ran
-/// 1.3x torch streamed against 1.1x plain.
-const MIN_STREAMED_ROW_BYTES: usize = 4096;
 
 /// What a conversion gives: the array itself (torch returns `self`: the same tensor object)
 /// or a new array.

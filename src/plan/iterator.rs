@@ -142,6 +142,12 @@ impl TensorIterator {
         super::overlap::outputs_share_memory(self)
     }
 
+    /// Whether the first output's bytes may meet an input's, the very same view included (an
+    /// in-place op): then streaming its stores saves no traffic.
+    pub fn output_meets_an_input(&self) -> bool {
+        super::overlap::output_meets_an_input(self)
+    }
+
     /// The build's part of `explain()`: the trace of every phase with its numbers, the plan
     /// and the outputs. `exec::explain` appends how the walk runs.
     pub fn explain_build(&self) -> Result<String> {

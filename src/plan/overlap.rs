@@ -109,20 +109,6 @@ pub(crate) fn outputs_never_repeat(plan: &TensorIterator) -> bool {
 /// being the very same view (same address and strides: an in-place op).
 pub(crate) fn outputs_share_memory(plan: &TensorIterator) -> bool {
     let ops = plan.operands();
-    let shape = plan.shape();
-    let span = |k: usize| -> Option<(usize, usize)> {
-        let base = ops[k].array.as_ref()?.data_ptr();
-        let (mut lo, mut hi) = (base, base + ops[k].itemsize());
-        for (d, &n) in shape.iter().enumerate() {
-            let reach = (n.saturating_sub(1)) * ops[k].stride_bytes[d].unsigned_abs();
-            if ops[k].stride_bytes[d] < 0 {
-                lo = lo.saturating_sub(reach);
-            } else {
-                hi += reach;
-            }
-        }
-        Some((lo, hi))
-    };
     (0..plan.noutputs()).any(|o| {
         (0..ops.len()).filter(|&k| k != o).any(|k| {
             let same_view = match (&ops[o].array, &ops[k].array) {
@@ -131,12 +117,38 @@ pub(crate) fn outputs_share_memory(plan: &TensorIterator) -> bool {
                 }
                 _ => false,
             };
-            match (span(o), span(k)) {
-                (Some((lo_o, hi_o)), Some((lo_k, hi_k))) => {
-                    !same_view && lo_o < hi_k && lo_k < hi_o
-                }
-                _ => false,
-            }
+            !same_view && spans_meet(plan, o, k)
         })
     })
+}
+
+/// Whether output 0's bytes may meet an input's (byte ranges intersect; the very same view
+/// counts, as for an in-place op).
+pub(crate) fn output_meets_an_input(plan: &TensorIterator) -> bool {
+    plan.noutputs() > 0 && (plan.noutputs()..plan.operands().len()).any(|k| spans_meet(plan, 0, k))
+}
+
+/// Whether the byte ranges operands `a` and `b` reach over the plan's shape intersect (an
+/// operand without an array reaches nothing).
+fn spans_meet(plan: &TensorIterator, a: usize, b: usize) -> bool {
+    match (byte_span(plan, a), byte_span(plan, b)) {
+        (Some((lo_a, hi_a)), Some((lo_b, hi_b))) => lo_a < hi_b && lo_b < hi_a,
+        _ => false,
+    }
+}
+
+/// The bytes `[lo, hi)` operand `k` reaches over the plan's shape.
+fn byte_span(plan: &TensorIterator, k: usize) -> Option<(usize, usize)> {
+    let op = &plan.operands()[k];
+    let base = op.array.as_ref()?.data_ptr();
+    let (mut lo, mut hi) = (base, base + op.itemsize());
+    for (d, &n) in plan.shape().iter().enumerate() {
+        let reach = (n.saturating_sub(1)) * op.stride_bytes[d].unsigned_abs();
+        if op.stride_bytes[d] < 0 {
+            lo = lo.saturating_sub(reach);
+        } else {
+            hi += reach;
+        }
+    }
+    Some((lo, hi))
 }

@@ -8,24 +8,27 @@
 //! baseline loops.
 
 use super::isa::{in_copy, Isa};
-use super::{get, put, wide, Block};
+use super::{get, put, stream, wide, Block};
 use crate::exec::InnerLoop;
 use std::mem::size_of;
 
-/// `o[i] = g(i)` for `i < n`: every contiguous or broadcast-scalar path below is one of these,
-/// with `g` reading the inputs at `i` (or a value read once). This is the loop LLVM vectorizes.
+/// `o[k] = g(start + k)` for `k < n`: every contiguous or broadcast-scalar path below is one
+/// of these, with `g` reading the inputs at its index (or a value read once). This is the loop
+/// LLVM vectorizes. (`start` lets a streamed row compute its pieces into scratch with the same
+/// compiled loop: see [`out_row`].)
 ///
 /// `g` is a `move` closure holding the row's pointers and a clone of the kernel: were they
 /// captured by reference, LLVM would have to assume every store through `o` may change them,
 /// reload them per element and give up on vectorizing (hence the `Clone` bound on kernels).
 ///
 /// # Safety
-/// `o` must address `n` writable, aligned `O`s, and `g(i)` must be sound for every `i < n`.
+/// `o` must address `n` writable, aligned `O`s, and `g(start + k)` must be sound for every
+/// `k < n`.
 #[inline(always)]
-unsafe fn row<O>(o: *mut O, n: usize, g: impl Fn(usize) -> O) {
-    for i in 0..n {
+unsafe fn row<O>(o: *mut O, start: usize, n: usize, g: impl Fn(usize) -> O) {
+    for k in 0..n {
         // SAFETY: guaranteed by the caller.
-        unsafe { o.add(i).write(g(i)) };
+        unsafe { o.add(k).write(g(start + k)) };
     }
 }
 
@@ -38,9 +41,32 @@ unsafe fn row<O>(o: *mut O, n: usize, g: impl Fn(usize) -> O) {
 /// # Safety
 /// As for [`row`].
 #[inline(always)]
-unsafe fn run_row<O>(isa: Isa, o: *mut O, n: usize, g: impl Fn(usize) -> O) {
+unsafe fn run_row<O>(isa: Isa, o: *mut O, start: usize, n: usize, g: impl Fn(usize) -> O) {
     // SAFETY: guaranteed by the caller.
-    in_copy!(isa, unsafe { row(o, n, g) })
+    in_copy!(isa, unsafe { row(o, start, n, g) })
+}
+
+/// `o[i] = g(i)` for `i < n`, an output row of a block: [`run_row`], with its whole lines
+/// streamed when the block says so (its `stream_out`, see [`stream::staged_rows`]) and
+/// the row is at least [`crate::exec::stores::MIN_STREAMED_ROW`] bytes. The values are the
+/// same either way.
+///
+/// # Safety
+/// As for [`row`] with `start` 0.
+#[inline(always)]
+unsafe fn out_row<O, G: Fn(usize) -> O + Clone>(stream: bool, isa: Isa, o: *mut O, n: usize, g: G) {
+    if stream::streams_row::<O>(stream, n) {
+        // SAFETY: `fill` writes elements `start..start + count` of `g` at `dst`, which is
+        // what `staged_rows` asks; the caller's guarantees cover `g` for every index `< n`.
+        unsafe {
+            stream::staged_rows(isa, o, n, |dst, start, count| {
+                run_row(isa, dst, start, count, g.clone())
+            })
+        }
+    } else {
+        // SAFETY: guaranteed by the caller.
+        unsafe { run_row(isa, o, 0, n, g) }
+    }
 }
 
 /// `out = f(a)` over a block (operands: out, a). Contiguous rows take a loop the compiler
@@ -48,7 +74,7 @@ unsafe fn run_row<O>(isa: Isa, o: *mut O, n: usize, g: impl Fn(usize) -> O) {
 pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
     let (so, sa) = (blk.strides0[0], blk.strides0[1]);
     let path = InnerLoop::of(blk.strides0, &[size_of::<O>(), size_of::<A>()], 1);
-    let isa = Isa::avx2();
+    let (isa, stream) = (Isa::avx2(), blk.stream_out);
     for j in 0..blk.size1 {
         let (po, pa) = (blk.row(0, j), blk.row(1, j) as *const u8);
         // SAFETY: module invariants; every index is `< size0`.
@@ -57,11 +83,11 @@ pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
             match path {
                 InnerLoop::Vectorized => {
                     let f = f.clone();
-                    run_row(isa, o, blk.size0, move |i| f(a.add(i).read()));
+                    out_row(stream, isa, o, blk.size0, move |i| f(a.add(i).read()));
                 }
                 InnerLoop::ScalarBroadcast(_) => {
                     let v = f(a.read());
-                    run_row(isa, o, blk.size0, move |_| v);
+                    out_row(stream, isa, o, blk.size0, move |_| v);
                 }
                 InnerLoop::Strided if sa == 0 => {
                     let v = f(a.read());
@@ -88,7 +114,7 @@ pub(crate) fn map2<A: Copy, B: Copy, O: Copy>(blk: &Block, f: impl Fn(A, B) -> O
     let (so, sa, sb) = (blk.strides0[0], blk.strides0[1], blk.strides0[2]);
     let sizes = [size_of::<O>(), size_of::<A>(), size_of::<B>()];
     let path = InnerLoop::of(blk.strides0, &sizes, 1);
-    let (n, isa) = (blk.size0, Isa::avx2());
+    let (n, isa, stream) = (blk.size0, Isa::avx2(), blk.stream_out);
     for j in 0..blk.size1 {
         let (po, pa, pb) = (
             blk.row(0, j),
@@ -101,17 +127,19 @@ pub(crate) fn map2<A: Copy, B: Copy, O: Copy>(blk: &Block, f: impl Fn(A, B) -> O
             match path {
                 InnerLoop::Vectorized => {
                     let f = f.clone();
-                    run_row(isa, o, n, move |i| f(a.add(i).read(), b.add(i).read()));
+                    out_row(stream, isa, o, n, move |i| {
+                        f(a.add(i).read(), b.add(i).read())
+                    });
                 }
                 InnerLoop::ScalarBroadcast(1) => {
                     let av = a.read();
                     let f = f.clone();
-                    run_row(isa, o, n, move |i| f(av, b.add(i).read()));
+                    out_row(stream, isa, o, n, move |i| f(av, b.add(i).read()));
                 }
                 InnerLoop::ScalarBroadcast(_) => {
                     let bv = b.read();
                     let f = f.clone();
-                    run_row(isa, o, n, move |i| f(a.add(i).read(), bv));
+                    out_row(stream, isa, o, n, move |i| f(a.add(i).read(), bv));
                 }
                 InnerLoop::Strided => {
                     let f = f.clone();
@@ -140,7 +168,7 @@ pub(crate) fn map3<A: Copy, B: Copy, C: Copy, O: Copy>(
         size_of::<C>(),
     ];
     let path = InnerLoop::of(s, &sizes, 1);
-    let (n, isa) = (blk.size0, Isa::avx2());
+    let (n, isa, stream) = (blk.size0, Isa::avx2(), blk.stream_out);
     for j in 0..blk.size1 {
         let (po, pa, pb, pc) = (
             blk.row(0, j),
@@ -154,21 +182,27 @@ pub(crate) fn map3<A: Copy, B: Copy, C: Copy, O: Copy>(
             match path {
                 InnerLoop::Vectorized => {
                     let f = f.clone();
-                    run_row(isa, o, n, move |i| {
+                    out_row(stream, isa, o, n, move |i| {
                         f(a.add(i).read(), b.add(i).read(), c.add(i).read())
                     });
                 }
                 InnerLoop::ScalarBroadcast(1) => {
                     let (av, f) = (a.read(), f.clone());
-                    run_row(isa, o, n, move |i| f(av, b.add(i).read(), c.add(i).read()));
+                    out_row(stream, isa, o, n, move |i| {
+                        f(av, b.add(i).read(), c.add(i).read())
+                    });
                 }
                 InnerLoop::ScalarBroadcast(2) => {
                     let (bv, f) = (b.read(), f.clone());
-                    run_row(isa, o, n, move |i| f(a.add(i).read(), bv, c.add(i).read()));
+                    out_row(stream, isa, o, n, move |i| {
+                        f(a.add(i).read(), bv, c.add(i).read())
+                    });
                 }
                 InnerLoop::ScalarBroadcast(_) => {
                     let (cv, f) = (c.read(), f.clone());
-                    run_row(isa, o, n, move |i| f(a.add(i).read(), b.add(i).read(), cv));
+                    out_row(stream, isa, o, n, move |i| {
+                        f(a.add(i).read(), b.add(i).read(), cv)
+                    });
                 }
                 InnerLoop::Strided => {
                     let f = f.clone();
@@ -323,6 +357,7 @@ pub(crate) fn copy_bytes(blk: &Block, width: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::stores::MIN_STREAMED_ROW;
     use crate::kernels::element::{f16_from_f32, f16_to_f32};
     use half::f16;
 
@@ -364,6 +399,86 @@ mod tests {
             check(&a, &b, 2, op);
             check(&a, &[0x3C01], 0, op);
             check(&a[..5], &b[..5], 2, op);
+        }
+    }
+
+    /// Rows of a block that streams its output ([`out_row`]) over `n` elements of `T`, the
+    /// output starting `skew` elements past a line: two contiguous rows, and two with the
+    /// second input a broadcast scalar; the elements around each row stay untouched.
+    fn check_streamed<T: Copy + PartialEq + std::fmt::Debug>(
+        n: usize,
+        skew: usize,
+        value: fn(usize) -> T,
+        f: fn(T, T) -> T,
+    ) {
+        let w = size_of::<T>();
+        const PAD: usize = 64; // elements of guard around the rows
+        let pitch = n + 2 * PAD; // elements between rows
+        let guard = value(usize::MAX / 3);
+        // the output in u128s (aligned for every T), viewed as Ts from `skew` on
+        let mut out = vec![0u128; (2 * pitch + 2 * PAD) * w / 16 + 1];
+        let base = (out.as_mut_ptr() as *mut T).wrapping_add(skew + 1);
+        for k in 0..2 * pitch {
+            // SAFETY: `out` holds `(2·pitch + 2·PAD)·w` bytes, past `skew + 1 + 2·pitch` Ts.
+            unsafe { base.wrapping_sub(1).add(k).write(guard) };
+        }
+        let a: Vec<T> = (0..2 * pitch).map(value).collect();
+        let b: Vec<T> = (0..2 * pitch).map(|i| value(i * 7 + 3)).collect();
+        for sb in [w as isize, 0] {
+            let ptrs = [
+                base as *mut u8,
+                a.as_ptr() as *mut u8,
+                b.as_ptr() as *mut u8,
+            ];
+            let (strides0, strides1) = ([w as isize, w as isize, sb], [(pitch * w) as isize; 3]);
+            // SAFETY: two rows of `n` Ts `pitch` apart in each buffer (`b`'s first element
+            // only when broadcast); operand 0 is the output, inside `out` (above).
+            let blk =
+                unsafe { Block::new(&ptrs, &strides0, &strides1, n, 2) }.streaming_output(true);
+            map2::<T, T, T>(&blk, f);
+            for j in 0..2 {
+                // SAFETY: inside `out`, as above.
+                let at = |i: isize| unsafe { base.offset(i + (j * pitch) as isize).read() };
+                for i in 0..n {
+                    let y = if sb == 0 {
+                        b[j * pitch]
+                    } else {
+                        b[j * pitch + i]
+                    };
+                    let want = f(a[j * pitch + i], y);
+                    assert_eq!(
+                        at(i as isize),
+                        want,
+                        "n {n}, skew {skew}, row {j}, element {i}"
+                    );
+                }
+                assert_eq!(
+                    (at(-1), at(n as isize)),
+                    (guard, guard),
+                    "n {n}, skew {skew}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn streamed_rows_give_the_plain_values() {
+        // rows just under, at and past the streamed length, and several scratches long, from
+        // every element position within a line
+        for n_bytes in [
+            MIN_STREAMED_ROW - 16,
+            MIN_STREAMED_ROW,
+            MIN_STREAMED_ROW + 48,
+            13_000,
+        ] {
+            for skew in [0, 1, 5, 13] {
+                let n = |w: usize| n_bytes / w;
+                check_streamed::<u8>(n(1), skew, |i| i as u8, |x, y| x ^ y.rotate_left(3));
+                check_streamed::<u16>(n(2), skew % 32, |i| i as u16, |x, y| x.wrapping_mul(y));
+                check_streamed::<f32>(n(4), skew % 16, |i| i as f32 * 0.5, |x, y| x * y - x);
+                check_streamed::<f64>(n(8), skew % 8, |i| i as f64 - 7.0, |x, y| x / y);
+                check_streamed::<u128>(n(16), skew % 4, |i| i as u128, |x, y| x << 3 ^ y);
+            }
         }
     }
 

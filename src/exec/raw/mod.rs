@@ -1,9 +1,9 @@
 //! The raw-pointer half of execution, and with `storage.rs` and the binding's
 //! `numpy_bridge.rs` the only `unsafe` of the crate: the walk that turns a plan into 2-D
 //! [`Block`]s of operand pointers ([`walk`]), the typed inner loops over a block ([`loops`])
-//! in their AVX2/AVX-512 copies ([`isa`]), the vector math kernels' lane loops ([`lanes`]), streamed
-//! copies and F16C conversions of large contiguous rows ([`stream`]), and the
-//! packing of tiles into scratch ([`pack`]). Crate-private: only [`Block`] is public,
+//! in their AVX2/AVX-512 copies ([`isa`]), the vector math kernels' lane loops ([`lanes`]),
+//! streamed stores and F16C conversions of large contiguous rows ([`stream`]: copies, and the
+//! typed loops' outputs), and the packing of tiles into scratch ([`pack`]). Crate-private: only [`Block`] is public,
 //! read-only, for the closures of [`for_each`](crate::exec::for_each).
 //!
 //! Every `unsafe` here rests on what `build()` established once for the plan:
@@ -79,6 +79,10 @@ pub struct Block<'a> {
     strides1: &'a [isize],
     size0: usize,
     size1: usize,
+    /// Whether the typed loops write operand 0's long contiguous rows with streamed stores
+    /// (the walk's [`crate::exec::stores::elementwise_streams`]): a choice of store, which
+    /// gives the same values.
+    stream_out: bool,
 }
 
 impl<'a> Block<'a> {
@@ -105,7 +109,15 @@ impl<'a> Block<'a> {
             strides1,
             size0,
             size1,
+            stream_out: false,
         }
+    }
+
+    /// The block with its output rows streamed when `yes` (see `stream_out`).
+    #[inline(always)]
+    pub(crate) fn streaming_output(mut self, yes: bool) -> Block<'a> {
+        self.stream_out = yes;
+        self
     }
 
     /// Number of operands (outputs first, then inputs).

@@ -2,7 +2,8 @@
 //! copies write whole cache lines with non-temporal stores (a plain store first reads the
 //! line it writes, a third of a copy's traffic, and evicts cached data the copy never reads
 //! again), and float32 → float16 converts eight lanes per F16C instruction instead of the
-//! dozen integer operations of the portable conversion.
+//! dozen integer operations of the portable conversion. The typed loops' long output rows
+//! stream too ([`staged_rows`]), computed by their own loops into a scratch first.
 //!
 //! Each function handles a block only when its rows are contiguous (torch's vectorized path)
 //! and answers `false` otherwise; the caller then runs the generic loop. Results are the
@@ -14,10 +15,17 @@
 //! ends with `sfence` before it returns: the pool's release of a finished chunk then
 //! publishes them like any other store.
 
+#[cfg(target_arch = "x86_64")]
+use super::isa::in_copy;
+use super::isa::Isa;
+#[cfg(target_arch = "x86_64")]
+use super::pack::Line;
 use super::Block;
+use crate::exec::stores::MIN_STREAMED_ROW;
 use crate::exec::InnerLoop;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::halfconv::f32_to_f16_bits;
+use std::mem::size_of;
 
 /// A cache line: streamed stores fill whole lines.
 #[cfg(target_arch = "x86_64")]
@@ -66,11 +74,13 @@ pub(crate) fn copy_streamed(blk: &Block, width: usize) -> bool {
 
 /// `len` bytes from `src` to `dst`: the part before `dst`'s first line boundary and the
 /// part after its last one with `copy_nonoverlapping`, whole lines with four 16-byte
-/// streamed stores each.
+/// streamed stores each. Inlined, so that a caller compiled for AVX gets them VEX-encoded
+/// (see [`staged_rows`]).
 ///
 /// # Safety
 /// `src` readable and `dst` writable for `len` bytes, not overlapping.
 #[cfg(target_arch = "x86_64")]
+#[inline(always)]
 pub(super) unsafe fn stream_bytes(dst: *mut u8, src: *const u8, len: usize) {
     use std::arch::x86_64::*;
     use std::ptr::copy_nonoverlapping;
@@ -100,6 +110,78 @@ pub(super) unsafe fn stream_bytes(dst: *mut u8, src: *const u8, len: usize) {
             i += LINE;
         }
         copy_nonoverlapping(src.add(i), dst.add(i), len - i);
+    }
+}
+
+/// Whether a row of `n` `O`s in a block that streams its output (`stream`, see
+/// [`crate::exec::stores::elementwise_streams`]) takes [`staged_rows`]: at least
+/// [`MIN_STREAMED_ROW`] bytes, of elements that tile a line, on x86-64.
+#[inline(always)]
+pub(super) fn streams_row<O>(stream: bool, n: usize) -> bool {
+    let width = size_of::<O>();
+    cfg!(target_arch = "x86_64")
+        && stream
+        && width > 0
+        && 64 % width == 0
+        && n.saturating_mul(width) >= MIN_STREAMED_ROW
+}
+
+/// Lines of scratch a streamed row is computed into at a time: the kernel's loop and the
+/// streamed stores take turns, and short turns keep the memory busy with both (1 thread,
+/// 16M-element float32 `out=` adds: 16 lines 1.17-1.26x the plain stores' speed, 64 lines
+/// 1.10-1.14x, 256 lines 1.16x).
+#[cfg(target_arch = "x86_64")]
+const STAGE_LINES: usize = 16;
+
+/// A row of `n` `O`s at `o` written by `fill(dst, start, count)`, which must write the row's
+/// elements `start..start + count` to `dst[..count]`: the elements before `o`'s first line
+/// boundary in place, the rest into a scratch of [`STAGE_LINES`] lines at a time and streamed
+/// out from there ([`stream_bytes`]: whole lines, the last partial one plainly), then `sfence`.
+/// The kernels' own loops compute every element, so the values are theirs; only the stores
+/// change.
+///
+/// The streamed stores run in `isa`'s copy, VEX-encoded after a kernel's AVX loop: legacy
+/// SSE stores right after a loop that left the upper halves of the vector registers in use
+/// cost a transition (float64 → float32 casts of 1M elements ran at 0.46x the plain stores'
+/// speed so, 1.12x VEX-encoded).
+///
+/// # Safety
+/// `o` addresses `n` writable, aligned `O`s, and `fill` is sound for every `start + count <=
+/// n` with `dst` addressing `count` writable, aligned `O`s; `size_of::<O>()` divides 64
+/// ([`streams_row`]).
+#[inline(always)]
+pub(super) unsafe fn staged_rows<O>(
+    isa: Isa,
+    o: *mut O,
+    n: usize,
+    mut fill: impl FnMut(*mut O, usize, usize),
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut stage = std::mem::MaybeUninit::<[Line; STAGE_LINES]>::uninit();
+        let (scratch, width) = (stage.as_mut_ptr() as *mut O, size_of::<O>());
+        let per_stage = STAGE_LINES * LINE / width;
+        // elements before o's first line boundary (o is aligned to `width`, which divides a line)
+        let head = ((o as usize).wrapping_neg() % LINE / width).min(n);
+        fill(o, 0, head);
+        let mut i = head;
+        while i < n {
+            let count = per_stage.min(n - i);
+            fill(scratch, i, count);
+            let (dst, src) = (o.wrapping_add(i) as *mut u8, scratch as *const u8);
+            // SAFETY: `fill` wrote `count` elements of the scratch (which holds `per_stage`
+            // of them, aligned: a line is a multiple of `width`); they go to `o[i..i +
+            // count]`, inside the caller's `n`, which a local scratch cannot overlap.
+            in_copy!(isa, unsafe { stream_bytes(dst, src, count * width) });
+            i += count;
+        }
+        // SAFETY: SSE2 is part of x86-64; see the module doc on the fence.
+        unsafe { std::arch::x86_64::_mm_sfence() };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = isa;
+        fill(o, 0, n);
     }
 }
 

@@ -55,11 +55,15 @@ pub(crate) struct Walk<'p> {
     /// A permuting copy (see [`crate::exec::permute`]), which replaces the tiles, and the
     /// plan's element count (its ranges map onto the copy's work items).
     permute: Option<(PermuteCopy, usize)>,
+    /// Whether an untiled walk's blocks stream their output rows
+    /// ([`crate::exec::stores::elementwise_streams`]).
+    stream_out: bool,
     memory: PhantomData<&'p ()>,
 }
 
 impl<'p> Walk<'p> {
-    /// The walk over a plan's operands (tiled as `tiling` says).
+    /// The walk over a plan's operands (tiled as `tiling` says; untiled, with its output rows
+    /// streamed when [`crate::exec::stores::elementwise_streams`] says so).
     pub(crate) fn new(plan: &'p TensorIterator, tiling: Option<Tiling>) -> Walk<'p> {
         let ops = plan.operands();
         let bases = ops.iter().map(|op| {
@@ -84,6 +88,7 @@ impl<'p> Walk<'p> {
         // The permuting copy regroups the plan's own dims and strides (its module doc): the
         // same elements, by the plan's guarantees.
         walk.permute = tiled::permute_copy(plan).map(|p| (p, plan.numel()));
+        walk.stream_out = tiling.is_none() && crate::exec::stores::elementwise_streams(plan);
         walk
     }
 
@@ -173,6 +178,7 @@ impl<'p> Walk<'p> {
             direct,
             fold,
             permute: None,
+            stream_out: false,
             memory: PhantomData,
         }
     }
@@ -261,7 +267,8 @@ impl<'p> Walk<'p> {
                     // SAFETY: elements `(i.., j..)` of the current 2-D block, which the
                     // DimCounter keeps inside the walk's shape: valid by the contract of
                     // `from_parts`.
-                    let tile = unsafe { Block::new(&ptrs, strides0, strides1, tile0, tile1) };
+                    let tile = unsafe { Block::new(&ptrs, strides0, strides1, tile0, tile1) }
+                        .streaming_output(self.stream_out);
                     if let Some((width, stream)) = self.direct {
                         transpose::copy_tile(&tile, width, stream);
                     } else if self.scratch_lines == 0 {
