@@ -130,11 +130,17 @@ def test_broadcast_input_permuted() -> None:
 
 
 def test_explain_names_the_direct_copy() -> None:
-    """The tiled decision for a same-dtype copy: direct, tiles from the caches."""
+    """`TensorIterator.copy_op` is the plan `copy_` runs: a same-dtype copy's walk moves the
+    bytes itself (direct tiles from the caches, or the permuting copy) and names its stores;
+    a conversion between dtypes packs tiles for its kernel."""
     src = fi.from_numpy(np.zeros((300, 1024), dtype=np.float32)).transpose(0, 1)
     text = fi.TensorIterator.copy_op(fi.empty((1024, 300)), src).explain()
-    # the plain copy_op plan (no kernel named) still packs: the kernel may be anything
-    assert "packed per tile" in text, text
+    assert "direct copy" in text and "stores" in text, text
+    wider = fi.TensorIterator.copy_op(fi.empty((1024, 300), dtype="float64"), src).explain()
+    assert "packed per tile" in wider, wider
+    shuffled = fi.from_numpy(np.zeros((20, 30, 40, 5), dtype=np.float32)).permute(1, 3, 2, 0)
+    text = fi.TensorIterator.copy_op(fi.empty((30, 5, 40, 20)), shuffled).explain()
+    assert "permuting copy" in text, text
 
 
 def test_every_pair_of_2d_edges_float32() -> None:

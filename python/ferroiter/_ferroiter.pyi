@@ -1021,7 +1021,8 @@ class TensorIterator:
         """torch's ``reduce_op``: ``out`` has size 1 in the reduced dims."""
     @staticmethod
     def copy_op(dst: _ArrayIn, src: _ArrayIn) -> TensorIterator:
-        """The iterator of ``dst.copy_(src)``."""
+        """The iterator of ``dst.copy_(src)``: with the same dtype its walk may move the bytes
+        itself (direct tiles, a permuting copy), as ``explain()`` shows."""
 
 # ---- reductions and scans: torch's signatures and dtype rules; results are contiguous and
 # bit-identical at any thread count and grain size; ``out=`` is resized as torch does (with

@@ -601,8 +601,7 @@ pub(crate) mod tests {
                 .unwrap();
                 let view = src.permute(perm).unwrap();
                 let dst = view.empty_like(None, MemoryFormat::Contiguous).unwrap();
-                let mut config = TensorIteratorConfig::copy_op(dst.clone(), view.clone());
-                config.kernel_is_byte_copy = true;
+                let config = TensorIteratorConfig::copy_kernel_op(dst.clone(), view.clone());
                 let plan = config.into_plan().unwrap();
                 let decision = decide(&plan);
                 if let TileDecision::Tiled(t) = decision {

@@ -20,9 +20,7 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
         return Ok(());
     }
     let (to, from) = (dst.dtype(), src.dtype());
-    let mut config = TensorIteratorConfig::copy_op(dst.clone(), src.clone());
-    config.kernel_is_byte_copy = to == from;
-    let plan = config.into_plan()?;
+    let plan = TensorIteratorConfig::copy_kernel_op(dst.clone(), src.clone()).into_plan()?;
     if dst.numel() == 0 {
         return Ok(());
     }

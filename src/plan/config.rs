@@ -360,4 +360,15 @@ impl TensorIteratorConfig {
             .check_all_same_device(false);
         c
     }
+    /// The plan `copy_` itself runs: [`copy_op`](Self::copy_op) with its kernel declared a
+    /// byte copy when both dtypes are the same, so that the walk may move the bytes itself
+    /// (the direct tiled walk, the permuting copy: `exec::tiled`), and `explain()` shows that
+    /// walk. Only for plans that run `copy_`'s kernel: a `for_each` with another kernel over
+    /// such a plan would not see its closure called on the walk's own tiles.
+    pub fn copy_kernel_op(dst: Array, src: Array) -> Self {
+        let byte_copy = dst.dtype() == src.dtype();
+        let mut c = Self::copy_op(dst, src);
+        c.kernel_is_byte_copy = byte_copy;
+        c
+    }
 }

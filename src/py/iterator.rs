@@ -364,7 +364,7 @@ impl PyIterator {
     fn copy_op(py: Python<'_>, dst: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> PyResult<Self> {
         preset(py, None, &[dst, src], |_, i| {
             let [dst, src] = two(i);
-            TensorIteratorConfig::copy_op(dst.array, src.array)
+            TensorIteratorConfig::copy_kernel_op(dst.array, src.array)
         })
     }
 }
