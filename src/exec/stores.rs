@@ -109,16 +109,14 @@ pub(crate) fn elementwise_streams(plan: &TensorIterator) -> bool {
     if plan.config.is_reduction || plan.noutputs() != 1 {
         return false;
     }
-    if plan.output_meets_an_input() {
-        return false;
-    }
     let numel = plan.numel();
     let bytes = |width: usize| numel.saturating_mul(width);
     let moved = ops
         .iter()
         .fold(0usize, |sum, op| sum.saturating_add(bytes(op.itemsize())));
     let out_bytes = bytes(out.itemsize());
-    out_bytes >= moved / 4 && flat_output_streams(out_bytes, moved)
+    // the sizes first: every walk asks, and most plans are small
+    out_bytes >= moved / 4 && flat_output_streams(out_bytes, moved) && !plan.output_meets_an_input()
 }
 
 /// For `explain()`: the stores of an untiled elementwise walk ([`elementwise_streams`]).
