@@ -3,8 +3,9 @@
 //! [`Block`]s of operand pointers ([`walk`]), the typed inner loops over a block ([`loops`])
 //! in their AVX2/AVX-512 copies ([`isa`]), the vector math kernels' lane loops ([`lanes`]),
 //! streamed stores and F16C conversions of large contiguous rows ([`stream`]: copies, and the
-//! typed loops' outputs), and the packing of tiles into scratch ([`pack`]). Crate-private: only [`Block`] is public,
-//! read-only, for the closures of [`for_each`](crate::exec::for_each).
+//! typed loops' outputs), and the packing of tiles into scratch ([`pack`]). Crate-private:
+//! only [`Block`] is public, read-only, for the closures of
+//! [`for_each`](crate::exec::for_each).
 //!
 //! Every `unsafe` here rests on what `build()` established once for the plan:
 //!
