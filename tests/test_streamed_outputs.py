@@ -3,7 +3,8 @@
 A loop writes its output's contiguous rows with non-temporal stores when the output is large
 (`exec/stores.rs`: from the size of L2 on Intel, once the operands exceed the L3 elsewhere), no
 input reaches the output's memory, and the row is at least 4 KiB: the part of a row before
-its first cache line is stored plainly, the rest is computed into a scratch and streamed out.
+its first cache line is stored plainly, the rest is computed into a scratch and streamed out
+(the vector math kernels stream each block of one line as they compute it).
 These cases are past the Intel threshold (4 MiB outputs and more), so on Intel they run the
 streamed rows and elsewhere the ordinary ones at the same sizes; the values must be torch's
 either way. Outputs start mid-line (`out=` views at element offsets), rows end mid-line, two
@@ -80,6 +81,28 @@ def test_unary_ternary_casts_and_fills(threads, grain) -> None:
         filled[...] = 2.5  # a copy_ of one value broadcast
         assert_result(filled, torch.full((N,), 2.5))
         assert_result(fi.gt(share(x), 0.25), torch.gt(x, 0.25))
+
+
+@pytest.mark.parametrize(("threads", "grain"), PARALLELISM, ids=PARALLELISM_IDS)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("name", ["exp", "log", "sin", "tanh"])
+@pytest.mark.parametrize("offset", [0, 3])
+def test_vector_math_streamed_gives_the_plain_bits(name, dtype, offset, threads, grain) -> None:
+    """A vector math kernel into a large output (streamed where large enough) gives the bits of
+    the same kernel run over pieces of 16K elements (small outputs: ordinary stores), with
+    special values among the lanes (mixed blocks take the general path for those lanes)."""
+    x = torch.linspace(0.01, 20.0, N, dtype=dtype)
+    x[[17, 4099, 70001]] = torch.tensor([float("inf"), float("nan"), 1e30], dtype=dtype)
+    big, out = out_view(N, dtype, offset)
+    fn = getattr(fi, name)
+    with parallelism(threads, grain):
+        fn(share(x), out=out)
+    pieces = torch.empty(N, dtype=dtype)
+    step = 1 << 14
+    for i in range(0, N, step):
+        fn(share(x[i : i + step]), out=share(pieces[i : i + step]))
+    bits = torch.int32 if dtype == torch.float32 else torch.int64
+    assert torch.equal(big.view(bits), pieces.view(bits))
 
 
 @pytest.mark.parametrize(("threads", "grain"), PARALLELISM, ids=PARALLELISM_IDS)

@@ -36,6 +36,12 @@ impl Isa {
         Isa(capability().min(Capability::Avx2))
     }
 
+    /// The level this copy was compiled for.
+    #[inline]
+    pub(crate) fn capability(self) -> Capability {
+        self.0
+    }
+
     /// `body()`, compiled in this copy: `body` must be an `#[inline(always)]` closure (see the
     /// module doc), which [`in_copy!`] writes.
     #[inline(always)]

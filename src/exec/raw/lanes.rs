@@ -5,7 +5,9 @@
 //! depends on where it sits. Raw memory: see the invariants in [`super`].
 
 use super::isa::{in_copy, Isa};
+use super::stream::{stream_line, streams_row};
 use super::{get, put, Block};
+use crate::exec::cpu::Capability;
 use crate::exec::InnerLoop;
 use std::mem::{size_of, MaybeUninit};
 
@@ -19,39 +21,86 @@ pub(crate) trait LaneMap<const N: usize>: Copy + Send + Sync {
     fn block(&self, x: [Self::In; N]) -> [Self::Out; N];
 }
 
-/// `o[i] = k(a[i])` for `i < n`, `N` lanes at a time; the last partial block is padded with
-/// copies of `a[0]`. Reads before writes within a block, so `o` may be `a` (in place).
+/// How [`lanes_row`] stores a row's whole blocks: plainly, or (a block's output being one
+/// cache line) streamed a line at a time with the copy's widest stores ([`stream_line`]).
+pub(super) mod stores {
+    pub const PLAIN: u8 = 0;
+    pub const STREAM_SSE2: u8 = 1;
+    pub const STREAM_AVX2: u8 = 2;
+    pub const STREAM_AVX512: u8 = 3;
+}
+
+/// `o[i] = k(a[i])` for `i < n`, `N` lanes at a time; partial blocks (the tail, and with
+/// streamed stores the elements before `o`'s first line boundary) are padded with copies of
+/// `a[0]` and stored plainly. Reads before writes within a block, so `o` may be `a` (in place).
 ///
 /// # Safety
 /// `a` addresses `n` readable `In`s and `o` `n` writable `Out`s, both aligned; they either
-/// coincide or do not overlap.
+/// coincide or do not overlap. With `S` other than [`stores::PLAIN`], a block's output is one
+/// line (`N·size_of::<Out>() = 64`), the CPU has `S`'s stores, and the target is x86-64.
 #[inline(always)]
-unsafe fn lanes_row<const N: usize, K: LaneMap<N>>(
+unsafe fn lanes_row<const N: usize, const S: u8, K: LaneMap<N>>(
     k: K,
     o: *mut K::Out,
     a: *const K::In,
     n: usize,
 ) {
     let mut i = 0;
+    if S != stores::PLAIN {
+        // elements before o's first line boundary (o is aligned to its element, whose size
+        // divides the line's)
+        i = ((o as usize).wrapping_neg() % 64 / size_of::<K::Out>()).min(n);
+        // SAFETY: `i <= n`.
+        unsafe { partial_block(k, o, a, a, i) };
+    }
     while i + N <= n {
-        // SAFETY: `i + N <= n`; `[T; N]` has `T`'s alignment.
+        // SAFETY: `i + N <= n`; `[T; N]` has `T`'s alignment; streamed, `o + i` is
+        // line-aligned (`i` counts whole blocks of one line from the boundary) and `y` is one
+        // line (the caller's guarantee).
         unsafe {
             let x = (a.add(i) as *const [K::In; N]).read();
-            (o.add(i) as *mut [K::Out; N]).write(k.block(x));
+            let y = k.block(x);
+            if S == stores::PLAIN {
+                (o.add(i) as *mut [K::Out; N]).write(y);
+            } else {
+                stream_line::<S>(o.add(i) as *mut u8, &y as *const [K::Out; N] as *const u8);
+            }
         }
         i += N;
     }
-    if i < n {
-        // SAFETY: `i < n`, and every index read or written below is `< n`.
-        unsafe {
-            let mut x = [a.read(); N];
-            for (j, v) in x.iter_mut().enumerate().take(n - i) {
-                *v = a.add(i + j).read();
-            }
-            let y = k.block(x);
-            for (j, v) in y.iter().enumerate().take(n - i) {
-                o.add(i + j).write(*v);
-            }
+    // SAFETY: `i <= n`.
+    unsafe { partial_block(k, o.add(i), a.add(i), a, n - i) };
+    #[cfg(target_arch = "x86_64")]
+    if S != stores::PLAIN {
+        // SAFETY: SSE2 is part of x86-64; see `stream.rs` on the fence.
+        unsafe { std::arch::x86_64::_mm_sfence() };
+    }
+}
+
+/// `o[j] = k(a[j])` for `j < count < N`, as one block padded with copies of `pad`.
+///
+/// # Safety
+/// As [`lanes_row`]'s, for `count` elements from `a` and `o`; `pad` readable.
+#[inline(always)]
+unsafe fn partial_block<const N: usize, K: LaneMap<N>>(
+    k: K,
+    o: *mut K::Out,
+    a: *const K::In,
+    pad: *const K::In,
+    count: usize,
+) {
+    if count == 0 {
+        return;
+    }
+    // SAFETY: every index read or written is `< count` (the caller's guarantee).
+    unsafe {
+        let mut x = [pad.read(); N];
+        for (j, v) in x.iter_mut().enumerate().take(count) {
+            *v = a.add(j).read();
+        }
+        let y = k.block(x);
+        for (j, v) in y.iter().enumerate().take(count) {
+            o.add(j).write(*v);
         }
     }
 }
@@ -107,7 +156,7 @@ unsafe fn lanes_strided<const N: usize, K: LaneMap<N>>(
             for (l, v) in xs.iter_mut().enumerate().take(m) {
                 *v = get::<K::In>(pa, i + l, sa);
             }
-            lanes_row(k, ys.as_mut_ptr() as *mut K::Out, xs.as_ptr(), m);
+            lanes_row::<N, { stores::PLAIN }, K>(k, ys.as_mut_ptr() as *mut K::Out, xs.as_ptr(), m);
             for (l, v) in ys.iter().enumerate().take(m) {
                 put(po, i + l, so, v.assume_init());
             }
@@ -117,19 +166,37 @@ unsafe fn lanes_strided<const N: usize, K: LaneMap<N>>(
 }
 
 /// `out = k(a)` over a block (operands: out, a), every path in the widest vector copy:
-/// contiguous rows directly, a broadcast input computed once per row, strided rows staged
-/// through a contiguous buffer ([`lanes_strided`]).
+/// contiguous rows directly (streamed when the walk streams the block's output, a block's
+/// output is one line and the row is long: [`streams_row`]), a broadcast input computed once
+/// per row, strided rows staged through a contiguous buffer ([`lanes_strided`]).
 pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
     let (so, sa) = (blk.strides0[0], blk.strides0[1]);
     let sizes = [size_of::<K::Out>(), size_of::<K::In>()];
     let path = InnerLoop::of(blk.strides0, &sizes, 1);
     let (n, isa) = (blk.size0, Isa::widest());
+    let streamed = N * size_of::<K::Out>() == 64 && streams_row::<K::Out>(blk.stream_out, n);
     for j in 0..blk.size1 {
         let (po, pa) = (blk.row(0, j), blk.row(1, j) as *const u8);
+        let (o, a) = (po as *mut K::Out, pa as *const K::In);
         match path {
+            InnerLoop::Vectorized if streamed => match isa.capability() {
+                Capability::Avx512 => in_copy!(isa, {
+                    // SAFETY: module invariants, every index `< size0`; a block's output is
+                    // one line on x86-64 (`streamed`), and this copy has AVX-512's stores.
+                    unsafe { lanes_row::<N, { stores::STREAM_AVX512 }, K>(k, o, a, n) }
+                }),
+                Capability::Avx2 => in_copy!(isa, {
+                    // SAFETY: as above, AVX2's stores.
+                    unsafe { lanes_row::<N, { stores::STREAM_AVX2 }, K>(k, o, a, n) }
+                }),
+                Capability::Default => in_copy!(isa, {
+                    // SAFETY: as above, SSE2's stores (part of x86-64).
+                    unsafe { lanes_row::<N, { stores::STREAM_SSE2 }, K>(k, o, a, n) }
+                }),
+            },
             InnerLoop::Vectorized => in_copy!(isa, {
                 // SAFETY: module invariants; every index is `< size0`.
-                unsafe { lanes_row(k, po as *mut K::Out, pa as *const K::In, n) }
+                unsafe { lanes_row::<N, { stores::PLAIN }, K>(k, o, a, n) }
             }),
             _ if sa == 0 && n > 0 => {
                 // the one value, then copies of it
@@ -145,6 +212,94 @@ pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
             }
             // SAFETY: module invariants; every index is `< size0`.
             _ => in_copy!(isa, unsafe { lanes_strided(k, po, so, pa, sa, n) }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::stores::MIN_STREAMED_ROW;
+
+    /// `x·3 + 1` a lane at a time, on `N` lanes of `T`.
+    #[derive(Clone, Copy)]
+    struct Affine<T>(std::marker::PhantomData<T>);
+
+    macro_rules! affine {
+        ($t:ty, $n:expr) => {
+            impl LaneMap<$n> for Affine<$t> {
+                type In = $t;
+                type Out = $t;
+                #[inline(always)]
+                fn block(&self, x: [$t; $n]) -> [$t; $n] {
+                    x.map(|v| v * 3.0 + 1.0)
+                }
+            }
+        };
+    }
+    affine!(f32, 16);
+    affine!(f64, 8);
+
+    /// Two rows of `n` elements from `skew` elements past a line boundary, streamed or not:
+    /// every element `x·3 + 1`, the guards around the rows untouched.
+    fn check<T, const N: usize>(n: usize, skew: usize, streamed: bool)
+    where
+        T: Copy + PartialEq + std::fmt::Debug + From<u16>,
+        Affine<T>: LaneMap<N, In = T, Out = T>,
+    {
+        const PAD: usize = 64; // elements of guard around the rows
+        let w = size_of::<T>();
+        let pitch = n + 2 * PAD;
+        let guard = T::from(7777);
+        // the output in u128s, aligned to 16 bytes; lines start every 64 / w elements
+        let mut out = vec![0u128; (2 * pitch + 2 * PAD + 64) * w / 16 + 1];
+        let line = (out.as_ptr() as usize).wrapping_neg() % 64 / w;
+        let base = (out.as_mut_ptr() as *mut T).wrapping_add(line + PAD + skew);
+        let first = base.wrapping_sub(PAD);
+        for k in 0..2 * pitch {
+            // SAFETY: inside `out`, which holds `line + 2·PAD + 64 + 2·pitch` Ts and more.
+            unsafe { first.add(k).write(guard) };
+        }
+        let a: Vec<T> = (0..2 * pitch).map(|i| T::from((i % 1000) as u16)).collect();
+        let ptrs = [base as *mut u8, a.as_ptr() as *mut u8];
+        let (strides0, strides1) = ([w as isize; 2], [(pitch * w) as isize; 2]);
+        // SAFETY: two rows of `n` Ts `pitch` apart in both buffers; operand 0 the output.
+        let blk =
+            unsafe { Block::new(&ptrs, &strides0, &strides1, n, 2) }.streaming_output(streamed);
+        map1_lanes::<N, _>(&blk, Affine::<T>(std::marker::PhantomData));
+        let lane = |v: T| Affine::<T>(std::marker::PhantomData).block([v; N])[0];
+        for k in 0..2 * pitch {
+            // SAFETY: inside `out`, as above.
+            let got = unsafe { first.add(k).read() };
+            let at = k as isize - PAD as isize; // from row 0's first element
+            let (j, i) = (
+                at.div_euclid(pitch as isize),
+                at.rem_euclid(pitch as isize) as usize,
+            );
+            let want = if at >= 0 && j < 2 && i < n {
+                lane(a[j as usize * pitch + i])
+            } else {
+                guard
+            };
+            assert_eq!(got, want, "n {n} skew {skew} streamed {streamed} at {k}");
+        }
+    }
+
+    #[test]
+    fn streamed_rows_give_the_plain_values() {
+        for n_bytes in [
+            64,
+            MIN_STREAMED_ROW - 16,
+            MIN_STREAMED_ROW,
+            MIN_STREAMED_ROW + 48,
+            13_000,
+        ] {
+            for skew in [0, 1, 5, 13] {
+                for streamed in [false, true] {
+                    check::<f32, 16>(n_bytes / 4, skew, streamed);
+                    check::<f64, 8>(n_bytes / 8, skew % 8, streamed);
+                }
+            }
         }
     }
 }

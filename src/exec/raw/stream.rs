@@ -113,6 +113,80 @@ pub(super) unsafe fn stream_bytes(dst: *mut u8, src: *const u8, len: usize) {
     }
 }
 
+/// One cache line from `src` to `dst` (line-aligned) with non-temporal stores: one 64-byte
+/// store (`S` = AVX-512), two of 32 bytes (AVX2) or four of 16 (SSE2). For the vector math
+/// rows ([`super::lanes`]), whose blocks are one line each: streamed as computed, with no
+/// scratch to take turns with.
+///
+/// # Safety
+/// `src` readable and `dst` writable for 64 bytes, `dst` line-aligned; the CPU has `S`'s
+/// stores (called from the copy compiled for them, where they inline).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) unsafe fn stream_line<const S: u8>(dst: *mut u8, src: *const u8) {
+    use super::lanes::stores::{STREAM_AVX2, STREAM_AVX512};
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        match S {
+            STREAM_AVX512 => stream_line512(dst, src),
+            STREAM_AVX2 => stream_line256(dst, src),
+            _ => {
+                let (s, d) = (src as *const __m128i, dst as *mut __m128i);
+                for q in 0..4 {
+                    _mm_stream_si128(d.add(q), _mm_loadu_si128(s.add(q)));
+                }
+            }
+        }
+    }
+}
+
+/// The other targets: plain stores (nothing streams there: [`streams_row`]).
+///
+/// # Safety
+/// `src` readable and `dst` writable for 64 bytes, not overlapping.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub(super) unsafe fn stream_line<const S: u8>(dst: *mut u8, src: *const u8) {
+    // SAFETY: the caller's guarantee.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, 64) };
+}
+
+/// [`stream_line`] in one AVX-512 store.
+///
+/// # Safety
+/// As [`stream_line`]'s; the CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn stream_line512(dst: *mut u8, src: *const u8) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        _mm512_stream_si512(
+            dst as *mut __m512i,
+            _mm512_loadu_si512(src as *const __m512i),
+        )
+    };
+}
+
+/// [`stream_line`] in two AVX stores.
+///
+/// # Safety
+/// As [`stream_line`]'s; the CPU has AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+unsafe fn stream_line256(dst: *mut u8, src: *const u8) {
+    use std::arch::x86_64::*;
+    let (s, d) = (src as *const __m256i, dst as *mut __m256i);
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        _mm256_stream_si256(d, _mm256_loadu_si256(s));
+        _mm256_stream_si256(d.add(1), _mm256_loadu_si256(s.add(1)));
+    }
+}
+
 /// Whether a row of `n` `O`s in a block that streams its output (`stream`, see
 /// [`crate::exec::stores::elementwise_streams`]) takes [`staged_rows`]: at least
 /// [`MIN_STREAMED_ROW`] bytes, of elements that tile a line, on x86-64.
