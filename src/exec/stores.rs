@@ -138,7 +138,7 @@ pub fn describe_flat(streamed: bool) -> String {
     };
     if streamed {
         format!(
-            "stores: non-temporal in contiguous output rows of at least {} bytes, but \
+            "stores: non-temporal in contiguous output rows of at least {} bytes, except \
              float16/bfloat16 vector math and F16C rows ({rule}; {cache})",
             MIN_STREAMED_ROW
         )

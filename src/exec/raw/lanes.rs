@@ -1,8 +1,9 @@
 //! `out = f(a)` over a block, computed `N` lanes at a time by a [`LaneMap`] (the vector math
 //! kernels), in the widest copy the CPU runs ([`Isa::widest`]: AVX-512, AVX2+FMA or the
-//! baseline build, chosen at run time; the wheel stays portable). Every path — contiguous rows, their tails, a
-//! broadcast scalar, strided rows — feeds the same lane function, so a value's result never
-//! depends on where it sits. Raw memory: see the invariants in [`super`].
+//! baseline build, chosen at run time; the wheel stays portable). Every path — contiguous
+//! rows, their tails, a broadcast scalar, strided rows — feeds the same lane function, so a
+//! value's result never depends on where it sits (nor on whether its line was streamed).
+//! Raw memory: see the invariants in [`super`].
 
 use super::isa::{in_copy, Isa};
 use super::stream::{stream_line, streams_row};
@@ -23,7 +24,7 @@ pub(crate) trait LaneMap<const N: usize>: Copy + Send + Sync {
 
 /// How [`lanes_row`] stores a row's whole blocks: plainly, or (a block's output being one
 /// cache line) streamed a line at a time with the copy's widest stores ([`stream_line`]).
-pub(super) mod stores {
+pub(super) mod block_stores {
     pub const PLAIN: u8 = 0;
     pub const STREAM_SSE2: u8 = 1;
     pub const STREAM_AVX2: u8 = 2;
@@ -36,8 +37,9 @@ pub(super) mod stores {
 ///
 /// # Safety
 /// `a` addresses `n` readable `In`s and `o` `n` writable `Out`s, both aligned; they either
-/// coincide or do not overlap. With `S` other than [`stores::PLAIN`], a block's output is one
-/// line (`N·size_of::<Out>() = 64`), the CPU has `S`'s stores, and the target is x86-64.
+/// coincide or do not overlap. With `S` other than [`block_stores::PLAIN`], a block's output
+/// is one line (`N·size_of::<Out>() = 64`), the CPU has `S`'s stores, and the target is
+/// x86-64.
 #[inline(always)]
 unsafe fn lanes_row<const N: usize, const S: u8, K: LaneMap<N>>(
     k: K,
@@ -46,7 +48,7 @@ unsafe fn lanes_row<const N: usize, const S: u8, K: LaneMap<N>>(
     n: usize,
 ) {
     let mut i = 0;
-    if S != stores::PLAIN {
+    if S != block_stores::PLAIN {
         // elements before o's first line boundary (o is aligned to its element, whose size
         // divides the line's)
         i = ((o as usize).wrapping_neg() % 64 / size_of::<K::Out>()).min(n);
@@ -60,7 +62,7 @@ unsafe fn lanes_row<const N: usize, const S: u8, K: LaneMap<N>>(
         unsafe {
             let x = (a.add(i) as *const [K::In; N]).read();
             let y = k.block(x);
-            if S == stores::PLAIN {
+            if S == block_stores::PLAIN {
                 (o.add(i) as *mut [K::Out; N]).write(y);
             } else {
                 stream_line::<S>(o.add(i) as *mut u8, &y as *const [K::Out; N] as *const u8);
@@ -71,7 +73,7 @@ unsafe fn lanes_row<const N: usize, const S: u8, K: LaneMap<N>>(
     // SAFETY: `i <= n`.
     unsafe { partial_block(k, o.add(i), a.add(i), a, n - i) };
     #[cfg(target_arch = "x86_64")]
-    if S != stores::PLAIN {
+    if S != block_stores::PLAIN {
         // SAFETY: SSE2 is part of x86-64; see `stream.rs` on the fence.
         unsafe { std::arch::x86_64::_mm_sfence() };
     }
@@ -156,7 +158,12 @@ unsafe fn lanes_strided<const N: usize, K: LaneMap<N>>(
             for (l, v) in xs.iter_mut().enumerate().take(m) {
                 *v = get::<K::In>(pa, i + l, sa);
             }
-            lanes_row::<N, { stores::PLAIN }, K>(k, ys.as_mut_ptr() as *mut K::Out, xs.as_ptr(), m);
+            lanes_row::<N, { block_stores::PLAIN }, K>(
+                k,
+                ys.as_mut_ptr() as *mut K::Out,
+                xs.as_ptr(),
+                m,
+            );
             for (l, v) in ys.iter().enumerate().take(m) {
                 put(po, i + l, so, v.assume_init());
             }
@@ -183,20 +190,20 @@ pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
                 Capability::Avx512 => in_copy!(isa, {
                     // SAFETY: module invariants, every index `< size0`; a block's output is
                     // one line on x86-64 (`streamed`), and this copy has AVX-512's stores.
-                    unsafe { lanes_row::<N, { stores::STREAM_AVX512 }, K>(k, o, a, n) }
+                    unsafe { lanes_row::<N, { block_stores::STREAM_AVX512 }, K>(k, o, a, n) }
                 }),
                 Capability::Avx2 => in_copy!(isa, {
                     // SAFETY: as above, AVX2's stores.
-                    unsafe { lanes_row::<N, { stores::STREAM_AVX2 }, K>(k, o, a, n) }
+                    unsafe { lanes_row::<N, { block_stores::STREAM_AVX2 }, K>(k, o, a, n) }
                 }),
                 Capability::Default => in_copy!(isa, {
                     // SAFETY: as above, SSE2's stores (part of x86-64).
-                    unsafe { lanes_row::<N, { stores::STREAM_SSE2 }, K>(k, o, a, n) }
+                    unsafe { lanes_row::<N, { block_stores::STREAM_SSE2 }, K>(k, o, a, n) }
                 }),
             },
             InnerLoop::Vectorized => in_copy!(isa, {
                 // SAFETY: module invariants; every index is `< size0`.
-                unsafe { lanes_row::<N, { stores::PLAIN }, K>(k, o, a, n) }
+                unsafe { lanes_row::<N, { block_stores::PLAIN }, K>(k, o, a, n) }
             }),
             _ if sa == 0 && n > 0 => {
                 // the one value, then copies of it

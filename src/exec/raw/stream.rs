@@ -3,7 +3,8 @@
 //! line it writes, a third of a copy's traffic, and evicts cached data the copy never reads
 //! again), and float32 → float16 converts eight lanes per F16C instruction instead of the
 //! dozen integer operations of the portable conversion. The typed loops' long output rows
-//! stream too ([`staged_rows`]), computed by their own loops into a scratch first.
+//! stream too ([`staged_rows`]), computed by their own loops into a scratch first, and the
+//! vector math rows a block of one line at a time ([`stream_line`]).
 //!
 //! Each function handles a block only when its rows are contiguous (torch's vectorized path)
 //! and answers `false` otherwise; the caller then runs the generic loop. Results are the
@@ -124,7 +125,7 @@ pub(super) unsafe fn stream_bytes(dst: *mut u8, src: *const u8, len: usize) {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(super) unsafe fn stream_line<const S: u8>(dst: *mut u8, src: *const u8) {
-    use super::lanes::stores::{STREAM_AVX2, STREAM_AVX512};
+    use super::lanes::block_stores::{STREAM_AVX2, STREAM_AVX512};
     use std::arch::x86_64::*;
     // SAFETY: the caller's guarantees.
     unsafe {
@@ -188,8 +189,9 @@ unsafe fn stream_line256(dst: *mut u8, src: *const u8) {
 }
 
 /// Whether a row of `n` `O`s in a block that streams its output (`stream`, see
-/// [`crate::exec::stores::elementwise_streams`]) takes [`staged_rows`]: at least
-/// [`MIN_STREAMED_ROW`] bytes, of elements that tile a line, on x86-64.
+/// [`crate::exec::stores::elementwise_streams`]) is streamed ([`staged_rows`] in the typed
+/// loops, [`stream_line`] in the vector math ones): at least [`MIN_STREAMED_ROW`] bytes, of
+/// elements that tile a line, on x86-64.
 #[inline(always)]
 pub(super) fn streams_row<O>(stream: bool, n: usize) -> bool {
     let width = size_of::<O>();
