@@ -6,7 +6,7 @@
 //! Raw memory: see the invariants in [`super`].
 
 use super::isa::{in_copy, Isa};
-use super::stream::{stream_line, streams_row};
+use super::stream::{before_first_line, stream_line, streams_row, LINE};
 use super::{get, put, Block};
 use crate::exec::cpu::Capability;
 use crate::exec::InnerLoop;
@@ -33,12 +33,12 @@ pub(super) mod block_stores {
 
 /// `o[i] = k(a[i])` for `i < n`, `N` lanes at a time; partial blocks (the tail, and with
 /// streamed stores the elements before `o`'s first line boundary) are padded with copies of
-/// `a[0]` and stored plainly. Reads before writes within a block, so `o` may be `a` (in place).
+/// their first element and stored plainly. Reads before writes within a block, so `o` may be `a` (in place).
 ///
 /// # Safety
 /// `a` addresses `n` readable `In`s and `o` `n` writable `Out`s, both aligned; they either
 /// coincide or do not overlap. With `S` other than [`block_stores::PLAIN`], a block's output
-/// is one line (`N·size_of::<Out>() = 64`), the CPU has `S`'s stores, and the target is
+/// is one line (`N·size_of::<Out>() = LINE`), the CPU has `S`'s stores, and the target is
 /// x86-64.
 #[inline(always)]
 unsafe fn lanes_row<const N: usize, const S: u8, K: LaneMap<N>>(
@@ -49,11 +49,9 @@ unsafe fn lanes_row<const N: usize, const S: u8, K: LaneMap<N>>(
 ) {
     let mut i = 0;
     if S != block_stores::PLAIN {
-        // elements before o's first line boundary (o is aligned to its element, whose size
-        // divides the line's)
-        i = ((o as usize).wrapping_neg() % 64 / size_of::<K::Out>()).min(n);
+        i = before_first_line(o, n);
         // SAFETY: `i <= n`.
-        unsafe { partial_block(k, o, a, a, i) };
+        unsafe { partial_block(k, o, a, i) };
     }
     while i + N <= n {
         // SAFETY: `i + N <= n`; `[T; N]` has `T`'s alignment; streamed, `o + i` is
@@ -71,7 +69,7 @@ unsafe fn lanes_row<const N: usize, const S: u8, K: LaneMap<N>>(
         i += N;
     }
     // SAFETY: `i <= n`.
-    unsafe { partial_block(k, o.add(i), a.add(i), a, n - i) };
+    unsafe { partial_block(k, o.add(i), a.add(i), n - i) };
     #[cfg(target_arch = "x86_64")]
     if S != block_stores::PLAIN {
         // SAFETY: SSE2 is part of x86-64; see `stream.rs` on the fence.
@@ -79,16 +77,16 @@ unsafe fn lanes_row<const N: usize, const S: u8, K: LaneMap<N>>(
     }
 }
 
-/// `o[j] = k(a[j])` for `j < count < N`, as one block padded with copies of `pad`.
+/// `o[j] = k(a[j])` for `j < count < N`, as one block padded with copies of `a[0]` (each lane's
+/// value depends on that lane only).
 ///
 /// # Safety
-/// As [`lanes_row`]'s, for `count` elements from `a` and `o`; `pad` readable.
+/// As [`lanes_row`]'s, for `count` elements from `a` and `o`.
 #[inline(always)]
 unsafe fn partial_block<const N: usize, K: LaneMap<N>>(
     k: K,
     o: *mut K::Out,
     a: *const K::In,
-    pad: *const K::In,
     count: usize,
 ) {
     if count == 0 {
@@ -96,7 +94,7 @@ unsafe fn partial_block<const N: usize, K: LaneMap<N>>(
     }
     // SAFETY: every index read or written is `< count` (the caller's guarantee).
     unsafe {
-        let mut x = [pad.read(); N];
+        let mut x = [a.read(); N];
         for (j, v) in x.iter_mut().enumerate().take(count) {
             *v = a.add(j).read();
         }
@@ -181,7 +179,7 @@ pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
     let sizes = [size_of::<K::Out>(), size_of::<K::In>()];
     let path = InnerLoop::of(blk.strides0, &sizes, 1);
     let (n, isa) = (blk.size0, Isa::widest());
-    let streamed = N * size_of::<K::Out>() == 64 && streams_row::<K::Out>(blk.stream_out, n);
+    let streamed = N * size_of::<K::Out>() == LINE && streams_row::<K::Out>(blk.stream_out, n);
     for j in 0..blk.size1 {
         let (po, pa) = (blk.row(0, j), blk.row(1, j) as *const u8);
         let (o, a) = (po as *mut K::Out, pa as *const K::In);

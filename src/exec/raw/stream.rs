@@ -29,8 +29,14 @@ use crate::kernels::halfconv::f32_to_f16_bits;
 use std::mem::size_of;
 
 /// A cache line: streamed stores fill whole lines.
-#[cfg(target_arch = "x86_64")]
-const LINE: usize = 64;
+pub(super) const LINE: usize = 64;
+
+/// Elements of `O` from `o` to the first line boundary at or after it (at most `n`): the
+/// head of a streamed row, stored plainly. `o` is aligned to `O`, whose size divides a line.
+#[inline(always)]
+pub(super) fn before_first_line<O>(o: *const O, n: usize) -> usize {
+    ((o as usize).wrapping_neg() % LINE / size_of::<O>()).min(n)
+}
 
 /// Whether every operand of the block (out, src) steps by its element size along dim 0.
 fn contiguous(blk: &Block, out_width: usize, src_width: usize) -> bool {
@@ -83,7 +89,6 @@ pub(crate) fn copy_streamed(blk: &Block, width: usize) -> bool {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(super) unsafe fn stream_bytes(dst: *mut u8, src: *const u8, len: usize) {
-    use std::arch::x86_64::*;
     use std::ptr::copy_nonoverlapping;
     let head = (dst as usize).wrapping_neg() % LINE;
     if len < head + LINE {
@@ -97,17 +102,7 @@ pub(super) unsafe fn stream_bytes(dst: *mut u8, src: *const u8, len: usize) {
         copy_nonoverlapping(src, dst, head);
         let mut i = head;
         while i + LINE <= len {
-            let (s, d) = (src.add(i) as *const __m128i, dst.add(i) as *mut __m128i);
-            let (a, b, c, e) = (
-                _mm_loadu_si128(s),
-                _mm_loadu_si128(s.add(1)),
-                _mm_loadu_si128(s.add(2)),
-                _mm_loadu_si128(s.add(3)),
-            );
-            _mm_stream_si128(d, a);
-            _mm_stream_si128(d.add(1), b);
-            _mm_stream_si128(d.add(2), c);
-            _mm_stream_si128(d.add(3), e);
+            stream_line128(dst.add(i), src.add(i));
             i += LINE;
         }
         copy_nonoverlapping(src.add(i), dst.add(i), len - i);
@@ -126,19 +121,39 @@ pub(super) unsafe fn stream_bytes(dst: *mut u8, src: *const u8, len: usize) {
 #[inline(always)]
 pub(super) unsafe fn stream_line<const S: u8>(dst: *mut u8, src: *const u8) {
     use super::lanes::block_stores::{STREAM_AVX2, STREAM_AVX512};
-    use std::arch::x86_64::*;
     // SAFETY: the caller's guarantees.
     unsafe {
         match S {
             STREAM_AVX512 => stream_line512(dst, src),
             STREAM_AVX2 => stream_line256(dst, src),
-            _ => {
-                let (s, d) = (src as *const __m128i, dst as *mut __m128i);
-                for q in 0..4 {
-                    _mm_stream_si128(d.add(q), _mm_loadu_si128(s.add(q)));
-                }
-            }
+            _ => stream_line128(dst, src),
         }
+    }
+}
+
+/// [`stream_line`] in four SSE2 stores (every x86-64 has them; VEX-encoded where inlined into
+/// an AVX copy).
+///
+/// # Safety
+/// `src` readable and `dst` writable for 64 bytes, `dst` line-aligned.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn stream_line128(dst: *mut u8, src: *const u8) {
+    use std::arch::x86_64::*;
+    let (s, d) = (src as *const __m128i, dst as *mut __m128i);
+    // SAFETY: the caller's guarantees; the four loads come before the four stores, so the
+    // copy is the same when the ranges meet.
+    unsafe {
+        let (a, b, c, e) = (
+            _mm_loadu_si128(s),
+            _mm_loadu_si128(s.add(1)),
+            _mm_loadu_si128(s.add(2)),
+            _mm_loadu_si128(s.add(3)),
+        );
+        _mm_stream_si128(d, a);
+        _mm_stream_si128(d.add(1), b);
+        _mm_stream_si128(d.add(2), c);
+        _mm_stream_si128(d.add(3), e);
     }
 }
 
@@ -150,7 +165,7 @@ pub(super) unsafe fn stream_line<const S: u8>(dst: *mut u8, src: *const u8) {
 #[inline(always)]
 pub(super) unsafe fn stream_line<const S: u8>(dst: *mut u8, src: *const u8) {
     // SAFETY: the caller's guarantee.
-    unsafe { std::ptr::copy_nonoverlapping(src, dst, 64) };
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, LINE) };
 }
 
 /// [`stream_line`] in one AVX-512 store.
@@ -198,7 +213,7 @@ pub(super) fn streams_row<O>(stream: bool, n: usize) -> bool {
     cfg!(target_arch = "x86_64")
         && stream
         && width > 0
-        && 64 % width == 0
+        && LINE.is_multiple_of(width)
         && n.saturating_mul(width) >= MIN_STREAMED_ROW
 }
 
@@ -238,7 +253,7 @@ pub(super) unsafe fn staged_rows<O>(
         let (scratch, width) = (stage.as_mut_ptr() as *mut O, size_of::<O>());
         let per_stage = STAGE_LINES * LINE / width;
         // elements before o's first line boundary (o is aligned to `width`, which divides a line)
-        let head = ((o as usize).wrapping_neg() % LINE / width).min(n);
+        let head = before_first_line(o, n);
         fill(o, 0, head);
         let mut i = head;
         while i < n {
