@@ -23,8 +23,9 @@
 //!   or faster. The L3 rule above gave every one of these plain stores (an output under
 //!   65 MiB).
 //!
-//! Streamed strips of a transposing copy whose output columns are not line-aligned go
-//! through a staging scratch ([`staged_run`]); the two machines differ there too.
+//! Streamed tiles of a transposing copy whose output columns are not line-aligned go through
+//! scratch (a strip of 16 columns in the direct tiled walk, the whole tile's image in the
+//! permuting copy) where [`staged_run`] says; the two machines differ there too.
 #![forbid(unsafe_code)]
 
 use std::sync::OnceLock;
@@ -164,9 +165,14 @@ pub fn transposing_copy_from() -> usize {
 }
 
 /// Output bytes per run (a strip's 16 columns merged where `adjacent` in the output) from
-/// which a streamed strip whose columns are not line-aligned is staged (transposed into
+/// which a streamed strip or tile whose columns are not line-aligned is staged (transposed into
 /// scratch, then streamed out in whole lines) rather than stored plainly (`usize::MAX`:
-/// never). On the Zen 4 (1 thread, 8M float32): 14 rows of adjacent columns (896-byte runs)
+/// never). The measurements below staged 16 columns at a time; the permuting copy now
+/// stages whole tiles (`raw::tile_image`), where runs that meet in the output meet in
+/// scratch too: on the Xeon that took the "apart" cases further (the (78, 80, 85, 16) copy to
+/// 15.8 GB/s) and, measured again, left adjacent columns better plain ((742, 14, 822) by
+/// (0, 2, 1) and (7, 72, 19, 19, 51) by (3, 1, 0, 4, 2) gained 1.1-1.4x staged at 1 thread,
+/// but lost 0.8-0.9x at 2, where the input came from L3). On the Zen 4 (1 thread, 8M float32): 14 rows of adjacent columns (896-byte runs)
 /// 27% -> 44% of the copy limit, 15 rows (960) 28% -> 37%, but 78 rows of columns apart
 /// (312-byte runs) 35% -> 24%, 5 rows of adjacent columns (320) 15% -> 11%: 512 bytes
 /// there. On the Intel Xeon, runs of columns apart gained at every length tried — the

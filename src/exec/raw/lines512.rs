@@ -4,14 +4,16 @@
 //! 16 output rows written one whole line, the tile's edges through masked loads and stores
 //! (no element-by-element fringe). Outputs too large for the cache are written with
 //! non-temporal stores, through a small staging scratch where their columns are not
-//! line-aligned ([`Store`]).
+//! line-aligned, or into a whole tile's image in scratch ([`Store`]).
 //!
 //! The blocks are visited output row by output row: for each strip of 16 input columns (16
 //! output rows) the walk goes down every row of the tile, so each output row is written in
 //! one run of `rows · 4` bytes while the input is read a line per row. On the 2-core Zen 4
 //! (float32, streamed stores) a 4096² transpose copy ran at 65-69% of a same-size copy this
 //! way against 48-57% with the input rows outside (tiles 256 × 256 and 128 × 1024), 2048 ×
-//! 8192 at 81-85% against 50-71%. Raw memory: see the invariants in [`super`].
+//! 8192 at 81-85% against 50-71%. (An image in scratch is cache on the output side: there the
+//! input's rows go outside, [`IMAGE_STRIPS_UP_TO`].) Raw memory: see the invariants in
+//! [`super`].
 
 #![cfg(target_arch = "x86_64")]
 
@@ -31,7 +33,20 @@ pub(super) enum Store<'a> {
     /// shorter than a line but adjacent: a plain store first reads the line it writes (a
     /// third more traffic), and a streamed one must be aligned.
     Staged(&'a mut [u8]),
+    /// Ordinary stores into a tile's image in scratch ([`super::tile_image`]), the input's
+    /// rows outside when the tile has more than [`IMAGE_STRIPS_UP_TO`] of them: the output
+    /// is cache, so the walk suits the input, each row read in one run.
+    Image,
 }
+
+/// Rows up to which an image is still written strip by strip (a tile of few rows reads each
+/// strip's lines from few rows anyway). On the 2-core Xeon (1 thread, 8M float32, staged
+/// tiles): the input's rows outside took the 352-row tiles of (13, 27, 21, 24, 13, 4) by
+/// (3, 5, 4, 1, 0, 2) from 28-38% to 42% of the copy limit, the 2048 × 50 tiles of
+/// (3, 90, 5, 12, 10, 50) by (3, 5, 1, 4, 0, 2) from 34% to 39%, the 78 rows of (78, 80, 85,
+/// 16) by (1, 3, 2, 0) from 46% to 51%, but the 20 rows of (92, 10, 20, 5, 16, 6) by (0, 3, 1,
+/// 5, 4, 2) from 52% down to 44%.
+const IMAGE_STRIPS_UP_TO: usize = 32;
 
 /// Bytes of scratch [`Store::Staged`] needs for tiles of `nr` rows: two halves of 16 columns
 /// and a line (the whole stores of a partial block reach up to 60 bytes past a column).
@@ -61,6 +76,11 @@ pub(super) unsafe fn copy_tile(
     (nr, nc): (usize, usize),
     store: Store,
 ) {
+    if matches!(store, Store::Image) && nr > IMAGE_STRIPS_UP_TO {
+        // SAFETY: the caller's guarantees, block by block.
+        unsafe { rows_outside(&in_row, &out_col, (nr, nc)) };
+        return;
+    }
     let run = 4 * nr;
     // a staged strip is flushed one strip later, from the other half of the scratch, so that
     // its loads do not wait on the strip's own stores still in flight (wide stores do not
@@ -91,7 +111,7 @@ pub(super) unsafe fn copy_tile(
                     pending = Some((c, m, half));
                 }
                 Store::Stream => strip(&in_row, &out_col, (c, m), nr, true, false),
-                Store::Plain => strip(&in_row, &out_col, (c, m), nr, false, false),
+                Store::Plain | Store::Image => strip(&in_row, &out_col, (c, m), nr, false, false),
             }
         }
         c += 16;
@@ -99,6 +119,34 @@ pub(super) unsafe fn copy_tile(
     if let Some((pc, pm, pbase)) = pending {
         // SAFETY: the last staged strip, as above.
         unsafe { flush(pbase, run, pm, |q| out_col(pc + q)) };
+    }
+}
+
+/// [`copy_tile`]'s tile with ordinary stores, 16 input rows at a time, each read along its
+/// whole length.
+///
+/// # Safety
+/// As for [`copy_tile`].
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn rows_outside(
+    in_row: &impl Fn(usize) -> *const u8,
+    out_col: &impl Fn(usize) -> *mut u8,
+    (nr, nc): (usize, usize),
+) {
+    for r in (0..nr).step_by(16) {
+        let k = (nr - r).min(16);
+        for c in (0..nc).step_by(16) {
+            let m = (nc - c).min(16);
+            // SAFETY: rows r..r+k and columns c..c+m of the tile (the caller's guarantees).
+            unsafe {
+                if k == 16 && m == 16 {
+                    full_block(in_row, out_col, (r, c), false)
+                } else {
+                    edge_block(in_row, out_col, (r, c), (k, m), false)
+                }
+            }
+        }
     }
 }
 

@@ -38,6 +38,7 @@ mod permute;
 pub(crate) mod reduce;
 pub(crate) mod scan;
 mod stream;
+mod tile_image;
 mod transpose;
 mod walk;
 

@@ -2,9 +2,11 @@
 //! the input to the output through register transposes (16 × 16 with AVX-512 or two 8 × 8
 //! with AVX2 for 4-byte elements, two 4 × 4 with AVX2 for 8-byte ones), each input row read
 //! in whole lines and each output column written 64 bytes at a time; other element sizes
-//! (runs of a folded dim) are copied run by run, down the output's columns. Raw memory: see
-//! the invariants in [`super`].
+//! (runs of a folded dim) are copied run by run, down the output's columns. Streamed tiles
+//! whose columns the kernel cannot store whole lines into are staged as images
+//! ([`super::tile_image`]). Raw memory: see the invariants in [`super`].
 
+use super::tile_image::{ImageLayout, Images};
 use super::SendPtr;
 use crate::exec::permute::PermuteCopy;
 
@@ -52,12 +54,10 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
     let mut have = (usize::MAX, usize::MAX);
     let k = kernel(e);
     let mut lines = OutputLines::default();
-    // a strip of 16 output columns of a tile, staged before it is streamed out
-    let mut scratch = if k == Kernel::Avx512x4 && p.stream {
-        vec![0u8; super::lines512::staged_scratch(p.tile_r)]
-    } else {
-        Vec::new()
-    };
+    // staged tiles (`tile_image`): their images' layout, and the scratch they wait in (made
+    // at the first staged tile)
+    let mut layout = ImageLayout::default();
+    let mut images: Option<Images> = None;
     for item in begin..end {
         let (tr, rest) = (item % tiles_r, item / tiles_r);
         let (tc, mut o) = (rest % tiles_c, rest / tiles_c);
@@ -71,6 +71,9 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         }
         if have != (tr, tc) && p.stream {
             lines = OutputLines::of(&out_col[..nc], nr * e);
+            if lines.stage && k != Kernel::Runs {
+                layout.set(&out_col[..nc], nr * e);
+            }
         }
         have = (tr, tc);
         let (mut off_out, mut off_in) = (0isize, 0isize);
@@ -83,21 +86,48 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         let s = src.get().wrapping_offset(off_in + (c0 * e) as isize) as *const u8;
         let d = dst.get().wrapping_offset(off_out + (r0 * e) as isize);
         let (rows, cols) = (&in_row[..nr], &out_col[..nc]);
+        // output columns that a register kernel cannot stream whole lines into (not aligned to
+        // its stores) go through an image where they are worth staging
+        let direct = match k {
+            Kernel::Avx512x4 => 64,
+            _ => 32,
+        };
+        let staged = p.stream
+            && lines.stage
+            && k != Kernel::Runs
+            && !(lines.aligned_to >= direct && (d as usize).is_multiple_of(direct));
+        let (to, cols) = if staged {
+            let bytes = (p.tile_r * p.tile_c * e).max(super::super::cache::sizes().l2 / 8);
+            let images = images.get_or_insert_with(|| Images::new(bytes));
+            // SAFETY: the tile's output columns (`layout`, made from `cols` for this table)
+            // are output elements of this work item, which this thread alone writes; the
+            // image is filled below, before the next one; flushed before returning, and the
+            // walk fences after.
+            (unsafe { images.image(&layout, d) }, &layout.cols[..])
+        } else {
+            (d, cols)
+        };
+        let stream = p.stream && !staged;
         // SAFETY: element (r, c) of this tile is element (r0 + r, c0 + c) of the outer index
         // `o`: at `s + rows[r] + c·e` in the input and `d + r·e + cols[c]` in the output, by
-        // the construction of the tables (`Group::offsets`) and the caller's guarantees; the
-        // kernels' CPU features were checked by `kernel`.
+        // the construction of the tables (`Group::offsets`) and the caller's guarantees —
+        // or, staged, at `to + r·e + layout.cols[c]` in the image, which holds `nc` columns
+        // of `nr·e` bytes; the kernels' CPU features were checked by `kernel`.
         unsafe {
             match k {
                 #[cfg(target_arch = "x86_64")]
-                Kernel::Avx512x4 => tile_avx512_4(s, rows, d, cols, p.stream, lines, &mut scratch),
+                Kernel::Avx512x4 => tile_avx512_4(s, rows, to, cols, stream, staged, lines),
                 #[cfg(target_arch = "x86_64")]
-                Kernel::Avx2x4 => tile_avx2::<8>(s, rows, d, cols, p.stream, lines),
+                Kernel::Avx2x4 => tile_avx2::<8>(s, rows, to, cols, stream, lines),
                 #[cfg(target_arch = "x86_64")]
-                Kernel::Avx2x8 => tile_avx2::<4>(s, rows, d, cols, p.stream, lines),
-                _ => tile_runs(s, rows, d, cols, 0, 0, e),
+                Kernel::Avx2x8 => tile_avx2::<4>(s, rows, to, cols, stream, lines),
+                _ => tile_runs(s, rows, to, cols, 0, 0, e),
             }
         }
+    }
+    if let Some(images) = images.as_mut() {
+        // SAFETY: the images recorded above, as guaranteed there.
+        unsafe { images.flush() };
     }
 }
 
@@ -252,11 +282,10 @@ unsafe fn tile_avx2<const L: usize>(
     }
 }
 
-/// [`tile_avx2`] for 4-byte elements with AVX-512: 16 × 16 register transposes, output row
-/// by output row, each input row read and each output column written one 64-byte line per
-/// block, the tile's edges masked ([`super::lines512`]). When streaming, output columns that
-/// are not line-aligned go through `scratch` ([`super::lines512::Store::Staged`]) where
-/// `lines` says so.
+/// [`tile_avx2`] for 4-byte elements with AVX-512: 16 × 16 register transposes, each input
+/// row read and each output column written one 64-byte line per block, the tile's edges
+/// masked ([`super::lines512`]); output columns that are line-aligned streamed when asked,
+/// an image (`image`: scratch, see [`super::tile_image`]) in the walk that suits it.
 ///
 /// # Safety
 /// As for [`tile_runs`] with `e = 4`; the CPU has AVX-512F.
@@ -268,22 +297,19 @@ unsafe fn tile_avx512_4(
     d: *mut u8,
     cols: &[isize],
     stream: bool,
+    image: bool,
     lines: OutputLines,
-    scratch: &mut [u8],
 ) {
     use super::lines512::Store;
-    let store = if !stream {
-        Store::Plain
-    } else if lines.aligned_to >= 64 && (d as usize).is_multiple_of(64) {
+    let store = if image {
+        Store::Image
+    } else if stream && lines.aligned_to >= 64 && (d as usize).is_multiple_of(64) {
         Store::Stream
-    } else if lines.stage && scratch.len() >= super::lines512::staged_scratch(rows.len()) {
-        Store::Staged(scratch)
     } else {
         Store::Plain
     };
     // SAFETY: element (r, c) at `s + rows[r] + 4c` and `d + 4r + cols[c]`: the caller's
-    // guarantees, which are `lines512::copy_tile`'s; a staged tile's scratch is the size
-    // `copy_tile` asks for (checked above).
+    // guarantees, which are `lines512::copy_tile`'s.
     unsafe {
         super::lines512::copy_tile(
             |r| s.wrapping_offset(rows[r]),
@@ -302,7 +328,8 @@ struct OutputLines {
     /// (relative to the tile's output corner): 64 when every column starts on a line.
     aligned_to: usize,
     /// The columns, merged where adjacent within each strip of 16, average runs long enough
-    /// to stage ([`crate::exec::stores::staged_run`]).
+    /// to stage ([`crate::exec::stores::staged_run`]): the tile goes through an image
+    /// ([`super::tile_image`]) unless its columns are aligned to the kernel's streamed stores.
     stage: bool,
 }
 
@@ -392,10 +419,11 @@ mod tests {
     /// Sizes around the register kernels' steps (15, 16, 17 rows or columns, one-element
     /// dims, batches of 2-D transposes as in NCHW <-> NHWC), every element width the copy
     /// takes (4 and 8 bytes through the register kernels, 16 through the run copy), streamed
-    /// and not, tiles cut at odd edges, ranges split as two threads would run them.
+    /// (directly or staged as images) and not, tiles cut at odd edges, ranges split as two
+    /// threads would run them.
     #[test]
     fn permuting_copies_at_tile_edges_match_the_naive_loop() {
-        let cases: [(&[usize], &[usize]); 12] = [
+        let cases: [(&[usize], &[usize]); 15] = [
             (&[15, 16], &[1, 0]),
             (&[16, 17], &[1, 0]),
             (&[17, 15], &[1, 0]),
@@ -408,6 +436,11 @@ mod tests {
             (&[17, 33, 2, 3], &[1, 0, 2, 3]),
             (&[8, 31, 5], &[1, 0, 2]),
             (&[64, 15, 3], &[1, 0, 2]),
+            // output columns apart (rows of 20 or 40, columns 16 apart in the output): staged
+            // when streamed, through images of few rows or many
+            (&[20, 6, 16], &[2, 1, 0]),
+            (&[40, 6, 17], &[2, 1, 0]),
+            (&[5, 3, 18, 2], &[2, 1, 3, 0]),
         ];
         for (shape, perm) in cases {
             let numel: usize = shape.iter().product();
@@ -449,6 +482,7 @@ mod tests {
             (Some((32, 24)), false),
             (Some((17, 15)), true),
             (Some((1, 16)), false),
+            (Some((48, 40)), true),
         ] {
             let Some(mut p) = plan_any_size(
                 shape,

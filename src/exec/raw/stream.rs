@@ -109,6 +109,17 @@ pub(super) unsafe fn stream_bytes(dst: *mut u8, src: *const u8, len: usize) {
     }
 }
 
+/// [`stream_bytes`] where there are no streamed stores: a plain copy.
+///
+/// # Safety
+/// As for the x86-64 version.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub(super) unsafe fn stream_bytes(dst: *mut u8, src: *const u8, len: usize) {
+    // SAFETY: the caller's guarantee.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+}
+
 /// One cache line from `src` to `dst` (line-aligned) with non-temporal stores: one 64-byte
 /// store (`S` = AVX-512), two of 32 bytes (AVX2) or four of 16 (SSE2). For the vector math
 /// rows ([`super::lanes`]), whose blocks are one line each: streamed as computed, with no
