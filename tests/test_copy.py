@@ -506,6 +506,40 @@ def test_large_copies_every_width(dtype, threads):
     assert_result(base, want)
 
 
+@pytest.mark.parametrize(
+    ("shape", "perm"),
+    [
+        # output columns apart (rows of 20, 78 and 5 elements; columns adjacent by sixes, by
+        # 85, or a batch of small transposes): streamed tiles staged as images
+        ((12, 10, 20, 5, 16, 6), (0, 3, 1, 5, 4, 2)),
+        ((78, 10, 85, 16), (1, 3, 2, 0)),
+        ((40, 25, 38, 5, 4, 19), (0, 1, 2, 4, 5, 3)),
+        # 352-row tiles of a reversal, columns 13041 elements apart
+        ((9, 1449, 86, 7), (3, 2, 1, 0)),
+        # the last dim kept: a flat copy of rows of 130 and 397 elements, streamed from 512
+        # bytes where the last-level cache is far
+        ((12, 111, 4, 130), (1, 2, 0, 3)),
+        ((6, 111, 4, 397), (1, 2, 0, 3)),
+    ],
+)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int16])
+@pytest.mark.parametrize("offset", [0, 1])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_large_permuted_copies(shape, perm, dtype, offset, threads):
+    """Permuting copies large enough to stream their stores (over 2 MiB out), into outputs
+    at element offsets 0 and 1 (so that the columns' or rows' lines are aligned or not):
+    every element where torch puts it, nothing written around the output."""
+    n = int(np.prod(shape))
+    src = random_values(shape, dtype, np.random.default_rng(n)).permute(*perm)
+    out_shape = src.shape
+    with parallelism(threads, None):
+        base = share(torch.zeros(n + 2, dtype=dtype))
+        base[offset : offset + n].view(*out_shape).copy_(share(src))
+    want = torch.zeros(n + 2, dtype=dtype)
+    want[offset : offset + n].view(*out_shape).copy_(src)
+    assert_result(base, want)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_large_clones_write_every_element(threads):
     """clone/to/contiguous of arrays above the mapped-allocation size (2 MiB), whose output is

@@ -91,6 +91,22 @@ pub fn flat_output_streams(out_bytes: usize, moved_bytes: usize) -> bool {
 /// 1.3x torch streamed against 1.1x plain.
 pub const MIN_STREAMED_ROW: usize = 4096;
 
+/// Shortest row (bytes) a same-dtype flat copy streams (`kernels::copy`). Its rows follow
+/// each other in the output wherever the output is contiguous (a permutation that keeps the
+/// last dim), so only the line where two rows meet is stored plainly. With a near last level
+/// [`MIN_STREAMED_ROW`], the Zen 4's measurement above; with a far one 512 bytes: on the
+/// 2-core Xeon (8M float32, one process alternating the two) (46, 111, 4, 397) by
+/// (1, 2, 0, 3) (rows of 1588 bytes) went from 45-61% to 83-86% of the copy limit at 1
+/// thread and from 68-74% to 83-92% at 2, (46, 111, 8, 200) (800 bytes) from 42-55% to 84-85%
+/// and 77-80% to 87-88%, (46, 111, 16, 130) (520) from 36-46% to 61-68% and 53-62% to
+/// 63-64%; rows of 400 bytes gained at 1 thread but not at 2.
+pub fn min_streamed_copy_row() -> usize {
+    match last_level() {
+        LastLevel::Near => MIN_STREAMED_ROW,
+        LastLevel::Far => 512,
+    }
+}
+
 /// Whether an elementwise plan's contiguous output rows (of at least [`MIN_STREAMED_ROW`]
 /// bytes) are written with streamed stores: one output that no input's memory reaches (an
 /// in-place op reads the lines it writes anyway, so streaming them saves nothing), not a
@@ -139,9 +155,11 @@ pub fn describe_flat(streamed: bool) -> String {
     };
     if streamed {
         format!(
-            "stores: non-temporal in contiguous output rows of at least {} bytes, except \
-             float16/bfloat16 vector math and F16C rows ({rule}; {cache})",
-            MIN_STREAMED_ROW
+            "stores: non-temporal in contiguous output rows of at least {} bytes ({} in \
+             same-dtype copies), except float16/bfloat16 vector math and F16C rows ({rule}; \
+             {cache})",
+            MIN_STREAMED_ROW,
+            min_streamed_copy_row()
         )
     } else {
         format!(

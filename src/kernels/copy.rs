@@ -30,8 +30,9 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
     );
     if to == from {
         let width = to.itemsize();
+        let min_row = crate::exec::stores::min_streamed_copy_row();
         return run(&plan, |blk| {
-            let long_rows = blk.size0() * width >= crate::exec::stores::MIN_STREAMED_ROW;
+            let long_rows = blk.size0() * width >= min_row;
             if !(stream && long_rows && copy_streamed(blk, width)) {
                 copy_bytes(blk, width)
             }
