@@ -2,12 +2,13 @@
 //! costs microseconds rather than a wake-up per worker.
 //!
 //! - **Ready between loops.** After a loop a worker spins for [`SPIN`] (the first
-//!   [`BUSY_SPIN`] of it without yielding its core, then yielding it), then parks on a condition variable. A new loop bumps an
-//!   epoch counter: spinning workers see it at once; parked ones are woken by one
-//!   `notify_all` (one wake reaches all), and only when some worker is parked. A loop of
-//!   fewer chunks than threads is joined only by as many workers as it has chunks besides
-//!   the caller's: the others go on waiting, so a 2-chunk loop at 16 threads does not have
-//!   15 workers contending for its job and its claim counter.
+//!   [`BUSY_SPIN`] of it without yielding its core, then yielding it), then parks on a
+//!   condition variable. A new loop bumps an epoch counter: spinning workers see it at
+//!   once; parked ones are woken by one `notify_all` (one wake reaches all), and only when
+//!   some worker is parked. A loop of fewer chunks than threads is joined only by as many
+//!   workers as it has chunks besides the caller's: the others go on waiting, so a 2-chunk
+//!   loop at 16 threads does not have 15 workers contending for its job and its claim
+//!   counter.
 //! - **The calling thread takes part.** It claims chunks like a worker ([`raw::job`]), so a
 //!   loop never waits for a worker to wake before work starts, and returns when every chunk is
 //!   done.
@@ -16,9 +17,12 @@
 //! - **Serial when it must.** A loop started from inside a chunk (nested) runs serially on the
 //!   thread that started it; so does a loop started while another thread's loop holds the
 //!   workers (the chunks are identical either way, and the workers are busy anyway).
-//! - **Thread count changes.** The pool is rebuilt for a new [`get_num_threads`] on the next
-//!   loop; a loop already running on the old pool keeps it alive until it finishes, then its
-//!   workers exit.
+//! - **Thread count changes.** The pool has [`get_num_threads`] threads (or more, when a loop
+//!   asks for more) and is rebuilt when that changes; a loop already running on the old pool
+//!   keeps it alive until it finishes, then its workers exit. A loop on fewer threads (a
+//!   reduction with fewer tasks than threads) takes that many of the pool's: rebuilding the
+//!   pool for it would spawn and join threads at every change between such a loop and a full
+//!   one.
 //! - **Panics.** A panic inside a chunk is caught there and becomes an [`Error`].
 //! - **Fork.** A forked child has none of its parent's workers: a pool built in another
 //!   process (its pid differs) is leaked, never joined or locked, and a fresh one is built.
@@ -107,14 +111,14 @@ impl Pool {
         }
     }
 
-    /// Hands `job` (of `count` chunks) to the workers it needs: publish it, bump the epoch,
-    /// wake parked workers.
-    fn publish(&self, job: &Arc<Job>, count: usize) {
+    /// Hands `job` to the workers it needs (`threads` with the caller: its chunks or its
+    /// thread count, whichever is fewer): publish it, bump the epoch, wake parked workers.
+    fn publish(&self, job: &Arc<Job>, threads: usize) {
         let shared = &self.shared;
         *write(&shared.job) = Some(job.clone());
         shared
             .helpers
-            .store(count.min(self.threads) - 1, Ordering::SeqCst);
+            .store(threads.clamp(1, self.threads) - 1, Ordering::SeqCst);
         shared.epoch.fetch_add(1, Ordering::SeqCst);
         // A worker about to park counts itself in `sleepers` before it checks the epoch (both
         // SeqCst), so either it sees the new epoch or we see it counted and notify; taking
@@ -255,14 +259,15 @@ pub fn in_parallel_region() -> bool {
 /// `f` becomes an error (the other chunks still run).
 pub fn parallel_for(count: usize, threads: usize, f: &(dyn Fn(usize) + Sync)) -> Result<()> {
     let pool = if count > 1 && threads > 1 && !in_parallel_region() {
-        pool_for(threads)
+        pool_for(threads.max(get_num_threads()))
     } else {
         None
     };
     let busy = pool.as_ref().and_then(|p| p.busy.try_lock().ok());
     let outcome = match (&pool, busy) {
         (Some(pool), Some(_busy)) => {
-            let outcome = job::run(count, pool.threads, f, |job| pool.publish(job, count));
+            let threads = threads.min(pool.threads).min(count);
+            let outcome = job::run(count, threads, f, |job| pool.publish(job, threads));
             *write(&pool.shared.job) = None;
             outcome
         }
@@ -310,6 +315,31 @@ mod tests {
             assert!(
                 allowed.contains(name),
                 "{name:?} ran a chunk of a 2-chunk loop"
+            );
+        }
+    }
+
+    #[test]
+    fn a_loop_on_fewer_threads_uses_that_many_workers() {
+        let caller = std::thread::current().name().map(str::to_owned);
+        let names = Mutex::new(std::collections::HashSet::new());
+        for _ in 0..200 {
+            // (the pool may have more threads: `get_num_threads` or another test's loop)
+            parallel_for(12, 3, &|_| {
+                let name = std::thread::current().name().map(str::to_owned);
+                lock(&names).insert(name);
+            })
+            .unwrap();
+        }
+        let allowed = [
+            caller,
+            Some("ferroiter-1".to_owned()),
+            Some("ferroiter-2".to_owned()),
+        ];
+        for name in lock(&names).iter() {
+            assert!(
+                allowed.contains(name),
+                "{name:?} ran a chunk of a 3-thread loop"
             );
         }
     }
