@@ -88,8 +88,8 @@ pub struct PermuteCopy {
     /// Tile edges along `r` and `c` (elements).
     pub tile_r: usize,
     pub tile_c: usize,
-    /// Write the output with non-temporal stores (it is larger than a quarter of the last-level
-    /// cache: its lines would only evict the input's).
+    /// Write the output with non-temporal stores (large enough by
+    /// [`super::stores::transposing_copy_from`]: its lines would only evict the input's).
     pub stream: bool,
 }
 

@@ -31,6 +31,7 @@
 use std::sync::OnceLock;
 
 use super::cache;
+use super::chunks::Chunks;
 use crate::plan::TensorIterator;
 
 /// What the last-level cache gives one core, by CPU vendor (the cache sizes cannot tell: a
@@ -71,16 +72,41 @@ fn from_cpuinfo(text: &str) -> LastLevel {
     }
 }
 
+/// How many cores share a loop over `numel` elements: its chunks at the current thread count
+/// and grain ([`Chunks`]), at most the cores the process may run on (read once), one inside
+/// another loop's chunk (nested loops run serially). Each core's L2 holds its own share of
+/// the operands, and on a far last level the stores stream only when that share does not
+/// fit: a 1M-element float32 add into `out` at 16 threads moves 768 KiB per core, which stays
+/// in the cores' L2s from one call to the next, and streamed to memory it ran at 0.38x torch
+/// on the 16-core Xeon (0.40x at 8 threads, 0.93x at 4, where the share is 3 MiB).
+pub fn threads_sharing(numel: usize) -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    if super::pool::in_parallel_region() {
+        return 1;
+    }
+    let threads = crate::settings::get_num_threads();
+    let chunks = Chunks::new(numel, crate::settings::grain_size(), threads).count;
+    chunks
+        .min(*CORES.get_or_init(crate::settings::available_cores))
+        .max(1)
+}
+
 /// Whether a flat copy or elementwise loop (operands contiguous along their rows) that writes
-/// `out_bytes` and moves `moved_bytes` (read plus written) streams its stores: with a near
-/// L3, once the operands together exceed it (a contiguous row's plain stores read their lines
-/// with the prefetchers' help, so the cache is worth keeping up to its size); with a far one,
-/// from an output the size of L2.
-pub fn flat_output_streams(out_bytes: usize, moved_bytes: usize) -> bool {
+/// `out_bytes` and moves `moved_bytes` (read plus written) on `threads` threads streams its
+/// stores: with a near L3, once the operands together exceed it (a contiguous row's plain
+/// stores read their lines with the prefetchers' help, so the cache is worth keeping up to
+/// its size); with a far one, from an output the size of L2 (measured at 1 thread) whose
+/// loop moves more than an L2 per thread ([`threads_sharing`]). At 2 threads on the 2-core
+/// Xeon, outputs of 2-3 MiB (adds of 512K and 768K elements, copies of 768K, NCHW -> NHWC of
+/// (4, 64, 56, 56)) ran 0.55-0.95x as fast with plain stores as streamed: their 3 MiB per
+/// core did not stay in L2.
+pub fn flat_output_streams(out_bytes: usize, moved_bytes: usize, threads: usize) -> bool {
     let sizes = cache::sizes();
     match last_level() {
         LastLevel::Near => moved_bytes > sizes.l3,
-        LastLevel::Far => out_bytes >= sizes.l2,
+        LastLevel::Far => {
+            out_bytes >= sizes.l2 && moved_bytes > sizes.l2.saturating_mul(threads.max(1))
+        }
     }
 }
 
@@ -113,7 +139,7 @@ pub fn min_streamed_copy_row() -> usize {
 /// reduction, at least a quarter of the bytes the loop moves (streaming saves one read of the
 /// output: float32 comparisons into bool, a ninth, ran at 0.96-0.98x streamed, where float32
 /// adds ran 1.17-1.30x on the Intel Xeon, 1 thread, 1M-16M elements), and large enough by
-/// [`flat_output_streams`].
+/// [`flat_output_streams`] on the threads that share the loop.
 ///
 /// The vector math kernels (`raw::lanes`) stream each block's line as they compute it (a
 /// block is one line for float32 and float64). Staged through the typed loops' scratch, whose
@@ -123,6 +149,11 @@ pub fn min_streamed_copy_row() -> usize {
 /// 1.10-1.22x, float64 `exp` 1M-16M 1.14-1.17x, float64 `log` 4M 1.16x, the compute-bound
 /// float32 `sin` and `tanh` and float64 `sin` 0.99-1.03x; 2 threads 1.04-1.59x.
 pub(crate) fn elementwise_streams(plan: &TensorIterator) -> bool {
+    elementwise_streams_on(plan, threads_sharing(plan.numel()))
+}
+
+/// [`elementwise_streams`] for a loop on `threads` threads.
+fn elementwise_streams_on(plan: &TensorIterator, threads: usize) -> bool {
     let ops = plan.operands();
     let Some(out) = ops.first().and_then(|op| op.array.as_ref()) else {
         return false;
@@ -137,11 +168,14 @@ pub(crate) fn elementwise_streams(plan: &TensorIterator) -> bool {
         .fold(0usize, |sum, op| sum.saturating_add(bytes(op.itemsize())));
     let out_bytes = bytes(out.itemsize());
     // the sizes first: every walk asks, and most plans are small
-    out_bytes >= moved / 4 && flat_output_streams(out_bytes, moved) && !plan.output_meets_an_input()
+    out_bytes >= moved / 4
+        && flat_output_streams(out_bytes, moved, threads)
+        && !plan.output_meets_an_input()
 }
 
-/// For `explain()`: the stores of an untiled elementwise walk ([`elementwise_streams`]).
-pub fn describe_flat(streamed: bool) -> String {
+/// For `explain()`: the stores of an untiled elementwise walk over `numel` elements
+/// ([`elementwise_streams`]).
+pub fn describe_flat(streamed: bool, numel: usize) -> String {
     let sizes = cache::sizes();
     let (rule, cache) = match last_level() {
         LastLevel::Near => (
@@ -149,7 +183,12 @@ pub fn describe_flat(streamed: bool) -> String {
             "near last-level cache",
         ),
         LastLevel::Far => (
-            format!("the output is at least {} KiB", sizes.l2 >> 10),
+            format!(
+                "the output is at least {} KiB and the operands move more than that per \
+                 core, on {}",
+                sizes.l2 >> 10,
+                cores_text(threads_sharing(numel))
+            ),
             "far last-level cache (Intel)",
         ),
     };
@@ -169,16 +208,27 @@ pub fn describe_flat(streamed: bool) -> String {
     }
 }
 
-/// Output bytes from which a transposing copy (the direct tiled walk, the permuting copy)
-/// streams its stores: with a near L3, a quarter of it (input and output together take half
-/// of it, and it is shared with other cores), at least 4 L2s — a transposing copy writes each
-/// output line while many others are open, so the line a plain store reads is not
-/// prefetched as a contiguous copy's is; with a far one, the size of L2.
-pub fn transposing_copy_from() -> usize {
+/// Output bytes from which a transposing copy (the direct tiled walk, the permuting copy) on
+/// `threads` threads streams its stores: with a near L3, a quarter of it (input and output
+/// together take half of it, and it is shared with other cores), at least 4 L2s — a
+/// transposing copy writes each output line while many others are open, so the line a plain
+/// store reads is not prefetched as a contiguous copy's is; with a far one, the size of L2,
+/// and more than half an L2 per thread (input and output then take more than an L2 on each
+/// core: [`flat_output_streams`]'s rule).
+pub fn transposing_copy_from(threads: usize) -> usize {
     let sizes = cache::sizes();
     match last_level() {
         LastLevel::Near => (sizes.l3 / 4).max(4 * sizes.l2),
-        LastLevel::Far => sizes.l2,
+        LastLevel::Far => sizes.l2.max((sizes.l2 / 2).saturating_mul(threads) + 1),
+    }
+}
+
+/// "1 core", "16 cores" ([`threads_sharing`]'s count: the loop's threads, at most the cores).
+fn cores_text(cores: usize) -> String {
+    if cores == 1 {
+        "1 core".to_string()
+    } else {
+        format!("{cores} cores")
     }
 }
 
@@ -190,11 +240,12 @@ pub fn transposing_copy_from() -> usize {
 /// scratch too: on the Xeon that took the "apart" cases further (the (78, 80, 85, 16) copy to
 /// 15.8 GB/s) and, measured again, left adjacent columns better plain ((742, 14, 822) by
 /// (0, 2, 1) and (7, 72, 19, 19, 51) by (3, 1, 0, 4, 2) gained 1.1-1.4x staged at 1 thread,
-/// but lost 0.8-0.9x at 2, where the input came from L3). On the Zen 4 (1 thread, 8M float32): 14 rows of adjacent columns (896-byte runs)
-/// 27% -> 44% of the copy limit, 15 rows (960) 28% -> 37%, but 78 rows of columns apart
-/// (312-byte runs) 35% -> 24%, 5 rows of adjacent columns (320) 15% -> 11%: 512 bytes
-/// there. On the Intel Xeon, runs of columns apart gained at every length tried — the
-/// 312-byte runs of (78, 80, 85, 16) by (1, 3, 2, 0) 5.5 -> 7.8 GB/s, the 28-byte runs of the
+/// but lost 0.8-0.9x at 2, where the input came from L3). On the Zen 4 (1 thread, 8M
+/// float32): 14 rows of adjacent columns (896-byte runs) 27% -> 44% of the copy limit, 15
+/// rows (960) 28% -> 37%, but 78 rows of columns apart (312-byte runs) 35% -> 24%, 5 rows of
+/// adjacent columns (320) 15% -> 11%: 512 bytes there. On the Intel Xeon, runs of columns
+/// apart gained at every length tried — the 312-byte runs of (78, 80, 85, 16) by
+/// (1, 3, 2, 0) 5.5 -> 7.8 GB/s, the 28-byte runs of the
 /// (9, 1449, 86, 7) reversal 5.0 -> 8.5 — while adjacent columns, whose runs follow each other
 /// through the whole output, lost at every length: (20, 25, 38, 5, 4, 19) by
 /// (0, 1, 2, 4, 5, 3) (320-byte runs) 7.3 -> 3.4 GB/s, (742, 14, 822) by (0, 2, 1) (896)
@@ -209,11 +260,14 @@ pub fn staged_run(adjacent: bool) -> usize {
 }
 
 /// For `explain()`: whether an output's stores are `streamed`, against the threshold `from`
-/// (bytes) its size was compared with.
-pub fn describe(streamed: bool, from: usize) -> String {
+/// (bytes) its size was compared with, on `threads` threads.
+pub fn describe(streamed: bool, from: usize, threads: usize) -> String {
     let cache = match last_level() {
-        LastLevel::Near => "near last-level cache",
-        LastLevel::Far => "far last-level cache (Intel)",
+        LastLevel::Near => "near last-level cache".to_string(),
+        LastLevel::Far => format!(
+            "far last-level cache (Intel): an L2, and more than half an L2 per core, on {}",
+            cores_text(threads)
+        ),
     };
     if streamed {
         format!(
@@ -251,14 +305,20 @@ mod tests {
         let sizes = cache::sizes();
         match last_level() {
             LastLevel::Far => {
-                assert_eq!(transposing_copy_from(), sizes.l2);
-                assert!(flat_output_streams(sizes.l2, 2 * sizes.l2));
-                assert!(!flat_output_streams(sizes.l2 - 1, 2 * sizes.l2 - 2));
+                assert_eq!(transposing_copy_from(1), sizes.l2);
+                assert_eq!(transposing_copy_from(2), sizes.l2 + 1);
+                assert_eq!(transposing_copy_from(16), 8 * sizes.l2 + 1);
+                assert!(flat_output_streams(sizes.l2, 2 * sizes.l2, 1));
+                assert!(!flat_output_streams(sizes.l2 - 1, 2 * sizes.l2 - 2, 1));
+                // an add of 3 MiB per thread streams; of 768 KiB per thread it does not
+                assert!(flat_output_streams(4 * sizes.l2, 12 * sizes.l2, 4));
+                assert!(!flat_output_streams(4 * sizes.l2, 12 * sizes.l2, 16));
             }
             LastLevel::Near => {
-                assert!(transposing_copy_from() >= 4 * sizes.l2);
-                assert!(flat_output_streams(sizes.l3 / 2 + 1, sizes.l3 + 2));
-                assert!(!flat_output_streams(sizes.l3 / 2, sizes.l3));
+                assert!(transposing_copy_from(1) >= 4 * sizes.l2);
+                assert_eq!(transposing_copy_from(16), transposing_copy_from(1));
+                assert!(flat_output_streams(sizes.l3 / 2 + 1, sizes.l3 + 2, 1));
+                assert!(!flat_output_streams(sizes.l3 / 2, sizes.l3, 16));
             }
         }
     }
@@ -278,6 +338,8 @@ mod tests {
         // inputs that take no memory: one element expanded
         let one = Array::empty(&[1], DType::F32, MemoryFormat::Contiguous).unwrap();
         let input = || one.expand(&[n as i64]).unwrap();
+        // (the thread count is explicit: other tests change the process's meanwhile)
+        let streams = |plan: &TensorIterator| elementwise_streams_on(plan, 1);
         let plan = |outputs: Vec<Option<Array>>, inputs: Vec<Array>| {
             let mut config = TensorIteratorConfig::new();
             for out in outputs {
@@ -288,29 +350,24 @@ mod tests {
             }
             config.build().unwrap()
         };
-        assert!(elementwise_streams(&plan(
-            vec![None],
-            vec![input(), input()]
-        )));
-        assert!(elementwise_streams(&plan(
+        assert!(streams(&plan(vec![None], vec![input(), input()])));
+        // on a far last level the operands must not fit the threads' L2s: the same loop (3
+        // L2s moved, as counted) on 4 threads fits
+        let four = elementwise_streams_on(&plan(vec![None], vec![input(), input()]), 4);
+        assert_eq!(four, last_level() == LastLevel::Near);
+        assert!(streams(&plan(
             vec![Some(wide.clone())],
             vec![input(), input()]
         )));
         // in place: the output is an input
-        assert!(!elementwise_streams(&plan(
+        assert!(!streams(&plan(
             vec![Some(wide.clone())],
             vec![wide.clone(), input()]
         )));
-        assert!(!elementwise_streams(&plan(
-            vec![None, None],
-            vec![input(), input()]
-        )));
+        assert!(!streams(&plan(vec![None, None], vec![input(), input()])));
         // a few elements: never
         let small = || one.expand(&[16]).unwrap();
-        assert!(!elementwise_streams(&plan(
-            vec![None],
-            vec![small(), small()]
-        )));
+        assert!(!streams(&plan(vec![None], vec![small(), small()])));
         // a bool output of float32 inputs: a ninth of the bytes moved
         let flags = Array::empty(&[n], DType::Bool, MemoryFormat::Contiguous).unwrap();
         let mut config = TensorIteratorConfig::new();
@@ -319,6 +376,6 @@ mod tests {
             .add_output(Some(flags))
             .add_input(input())
             .add_input(input());
-        assert!(!elementwise_streams(&config.build().unwrap()));
+        assert!(!streams(&config.build().unwrap()));
     }
 }

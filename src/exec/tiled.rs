@@ -185,7 +185,7 @@ pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
         |d| stride(d, 0),
         |d| stride(d, 1),
         width,
-        super::stores::transposing_copy_from(),
+        super::stores::transposing_copy_from(super::stores::threads_sharing(plan.numel())),
     )?;
     if !(p.elem == 4 || p.elem == 8 || (12..=MAX_RUN_BYTES).contains(&p.elem)) {
         return None;
@@ -294,7 +294,8 @@ fn choose_dyn(
             edge0,
             edge1,
             direct,
-            stream: out_bytes >= super::stores::transposing_copy_from(),
+            stream: out_bytes
+                >= super::stores::transposing_copy_from(super::stores::threads_sharing(numel)),
             fold: false,
         });
     }
@@ -376,13 +377,20 @@ pub fn describe(plan: &TensorIterator) -> String {
             sizes.l1d >> 10,
             sizes.l2 >> 10,
             sizes.l3 >> 10,
-            super::stores::describe(p.stream, super::stores::transposing_copy_from())
+            {
+                let threads = super::stores::threads_sharing(plan.numel());
+                super::stores::describe(
+                    p.stream,
+                    super::stores::transposing_copy_from(threads),
+                    threads,
+                )
+            }
         );
     }
     match decide(plan) {
         TileDecision::Untiled(why) => format!(
             "walk: torch's 2-D order, untiled ({why}); {}",
-            super::stores::describe_flat(super::stores::elementwise_streams(plan))
+            super::stores::describe_flat(super::stores::elementwise_streams(plan), plan.numel())
         ),
         TileDecision::Tiled(t) => {
             let ops = plan.operands();
@@ -421,7 +429,14 @@ pub fn describe(plan: &TensorIterator) -> String {
                     } else {
                         ""
                     },
-                    super::stores::describe(t.stream, super::stores::transposing_copy_from())
+                    {
+                        let threads = super::stores::threads_sharing(plan.numel());
+                        super::stores::describe(
+                            t.stream,
+                            super::stores::transposing_copy_from(threads),
+                            threads,
+                        )
+                    }
                 );
             }
             let packed: Vec<usize> = (0..ops.len())

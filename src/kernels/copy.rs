@@ -27,6 +27,7 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
     let stream = crate::exec::stores::flat_output_streams(
         plan.numel().saturating_mul(to.itemsize()),
         plan.numel().saturating_mul(from.itemsize() + to.itemsize()),
+        crate::exec::stores::threads_sharing(plan.numel()),
     );
     if to == from {
         let width = to.itemsize();
