@@ -139,13 +139,7 @@ unsafe fn rows_outside(
         for c in (0..nc).step_by(16) {
             let m = (nc - c).min(16);
             // SAFETY: rows r..r+k and columns c..c+m of the tile (the caller's guarantees).
-            unsafe {
-                if k == 16 && m == 16 {
-                    full_block(in_row, out_col, (r, c), false)
-                } else {
-                    edge_block(in_row, out_col, (r, c), (k, m), false)
-                }
-            }
+            unsafe { block(in_row, out_col, (r, c), (k, m), false) };
         }
     }
 }
@@ -171,18 +165,36 @@ unsafe fn strip(
         // the scratch's unused columns and slack.
         unsafe { edge_block(in_row, out_col, (nr - part, c), (part, m), true) };
     }
-    let mut r = 0;
-    while r < nr {
+    for r in (0..nr).step_by(16) {
         let k = (nr - r).min(16);
-        // SAFETY: rows r..r+k and columns c..c+m of the tile (the caller's guarantees).
-        unsafe {
-            if k == 16 && m == 16 {
-                full_block(in_row, out_col, (r, c), stream)
-            } else if k == 16 || !staged {
-                edge_block(in_row, out_col, (r, c), (k, m), false)
-            }
+        if k == 16 || !staged {
+            // SAFETY: rows r..r+k and columns c..c+m of the tile (the caller's guarantees).
+            unsafe { block(in_row, out_col, (r, c), (k, m), stream) };
         }
-        r += 16;
+    }
+}
+
+/// The block of `k <= 16` rows and `m <= 16` columns at `(r, c)` of [`copy_tile`]'s tile: a
+/// whole one ([`full_block`], streamed as `stream` says) or an edge ([`edge_block`], plain).
+///
+/// # Safety
+/// As for [`full_block`] (a whole block) or [`edge_block`] (an edge, not `whole`).
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn block(
+    in_row: &impl Fn(usize) -> *const u8,
+    out_col: &impl Fn(usize) -> *mut u8,
+    (r, c): (usize, usize),
+    (k, m): (usize, usize),
+    stream: bool,
+) {
+    // SAFETY: the caller's guarantees, for the kind of block chosen.
+    unsafe {
+        if k == 16 && m == 16 {
+            full_block(in_row, out_col, (r, c), stream)
+        } else {
+            edge_block(in_row, out_col, (r, c), (k, m), false)
+        }
     }
 }
 

@@ -58,6 +58,13 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
     // at the first staged tile)
     let mut layout = ImageLayout::default();
     let mut images: Option<Images> = None;
+    let image_bytes = (p.tile_r * p.tile_c * e).max(super::super::cache::sizes().l2 / 8);
+    // output columns that a register kernel cannot stream whole lines into (not aligned to
+    // its stores) go through an image where they are worth staging
+    let direct = match k {
+        Kernel::Avx512x4 => 64,
+        _ => 32,
+    };
     for item in begin..end {
         let (tr, rest) = (item % tiles_r, item / tiles_r);
         let (tc, mut o) = (rest % tiles_c, rest / tiles_c);
@@ -86,19 +93,12 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         let s = src.get().wrapping_offset(off_in + (c0 * e) as isize) as *const u8;
         let d = dst.get().wrapping_offset(off_out + (r0 * e) as isize);
         let (rows, cols) = (&in_row[..nr], &out_col[..nc]);
-        // output columns that a register kernel cannot stream whole lines into (not aligned to
-        // its stores) go through an image where they are worth staging
-        let direct = match k {
-            Kernel::Avx512x4 => 64,
-            _ => 32,
-        };
         let staged = p.stream
             && lines.stage
             && k != Kernel::Runs
             && !(lines.aligned_to >= direct && (d as usize).is_multiple_of(direct));
         let (to, cols) = if staged {
-            let bytes = (p.tile_r * p.tile_c * e).max(super::super::cache::sizes().l2 / 8);
-            let images = images.get_or_insert_with(|| Images::new(bytes));
+            let images = images.get_or_insert_with(|| Images::new(image_bytes));
             // SAFETY: the tile's output columns (`layout`, made from `cols` for this table)
             // are output elements of this work item, which this thread alone writes; the
             // image is filled below, before the next one; flushed before returning, and the

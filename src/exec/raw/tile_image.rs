@@ -55,11 +55,22 @@ impl ImageLayout {
     }
 }
 
+use std::cell::Cell;
+
+thread_local! {
+    /// Each thread's image buffer, kept between calls: a fresh one (256 KiB on a 2 MiB L2) is
+    /// a mapped allocation whose pages would fault in again at every call.
+    static BUFFER: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
 /// Images waiting to be streamed out, in one scratch buffer: consecutive tiles whose runs
 /// continue each other in the output (the outer indices of a batch of small transposes, the
 /// row tiles of one column) are streamed as one run, whole lines across the tiles' seams.
 pub(super) struct Images {
+    /// The thread's buffer (given back on drop); at least `room` bytes.
     buf: Vec<u8>,
+    /// Bytes of `buf` used for images (the size asked for, so that they stay in L2).
+    room: usize,
     /// Bytes of `buf` in use.
     used: usize,
     /// Runs to stream: (output address, offset in `buf`, bytes).
@@ -67,10 +78,15 @@ pub(super) struct Images {
 }
 
 impl Images {
-    /// Room for `bytes` of images (at least one tile's).
+    /// Room for `bytes` of images (at least one tile's), in the thread's buffer.
     pub(super) fn new(bytes: usize) -> Images {
+        let mut buf = BUFFER.try_with(Cell::take).unwrap_or_default();
+        if buf.len() < bytes {
+            buf = vec![0u8; bytes];
+        }
         Images {
-            buf: vec![0u8; bytes],
+            buf,
+            room: bytes,
             used: 0,
             pending: Vec::new(),
         }
@@ -86,8 +102,8 @@ impl Images {
     /// caller fences afterwards); the caller fills the whole image before the next call.
     pub(super) unsafe fn image(&mut self, layout: &ImageLayout, corner: *mut u8) -> *mut u8 {
         let bytes = layout.bytes();
-        assert!(bytes <= self.buf.len(), "an image larger than its buffer");
-        if self.used + bytes > self.buf.len() {
+        assert!(bytes <= self.room, "an image larger than its buffer");
+        if self.used + bytes > self.room {
             // SAFETY: the caller's guarantees for the images recorded before.
             unsafe { self.flush() };
         }
@@ -119,6 +135,15 @@ impl Images {
         }
         self.pending.clear();
         self.used = 0;
+    }
+}
+
+impl Drop for Images {
+    /// Gives the buffer back to the thread (pending images are the caller's to flush first).
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.buf);
+        // (a thread being torn down has no buffer to keep: dropped)
+        let _ = BUFFER.try_with(|b| b.set(buf));
     }
 }
 
