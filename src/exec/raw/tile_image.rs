@@ -14,6 +14,8 @@
 //! limit, (78, 80, 85, 16) by (1, 3, 2, 0) from 27-36% to 50%; with the AVX2 kernels, which
 //! had no staging, 2-3x. Raw memory: see the invariants in [`super`].
 
+use std::cell::Cell;
+
 /// A tile's columns in the order of their output offsets (its image's layout), found once per
 /// table of column offsets, as the tile's other tables are.
 #[derive(Debug, Default)]
@@ -54,8 +56,6 @@ impl ImageLayout {
         self.cols.len() * self.run
     }
 }
-
-use std::cell::Cell;
 
 thread_local! {
     /// Each thread's image buffer, kept between calls: a fresh one (256 KiB on a 2 MiB L2) is
