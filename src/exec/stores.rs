@@ -259,9 +259,11 @@ pub fn staged_run(adjacent: bool) -> usize {
     }
 }
 
-/// For `explain()`: whether an output's stores are `streamed`, against the threshold `from`
-/// (bytes) its size was compared with, on `threads` threads.
-pub fn describe(streamed: bool, from: usize, threads: usize) -> String {
+/// For `explain()`: whether a transposing copy of `numel` elements streams its stores
+/// (`streamed`), against the threshold ([`transposing_copy_from`]) its output was compared with.
+pub fn describe(streamed: bool, numel: usize) -> String {
+    let threads = threads_sharing(numel);
+    let from = transposing_copy_from(threads);
     let cache = match last_level() {
         LastLevel::Near => "near last-level cache".to_string(),
         LastLevel::Far => format!(

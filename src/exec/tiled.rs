@@ -377,14 +377,7 @@ pub fn describe(plan: &TensorIterator) -> String {
             sizes.l1d >> 10,
             sizes.l2 >> 10,
             sizes.l3 >> 10,
-            {
-                let threads = super::stores::threads_sharing(plan.numel());
-                super::stores::describe(
-                    p.stream,
-                    super::stores::transposing_copy_from(threads),
-                    threads,
-                )
-            }
+            super::stores::describe(p.stream, plan.numel())
         );
     }
     match decide(plan) {
@@ -429,14 +422,7 @@ pub fn describe(plan: &TensorIterator) -> String {
                     } else {
                         ""
                     },
-                    {
-                        let threads = super::stores::threads_sharing(plan.numel());
-                        super::stores::describe(
-                            t.stream,
-                            super::stores::transposing_copy_from(threads),
-                            threads,
-                        )
-                    }
+                    super::stores::describe(t.stream, plan.numel())
                 );
             }
             let packed: Vec<usize> = (0..ops.len())
