@@ -6,7 +6,7 @@
 //! Raw memory: see the invariants in [`super`].
 
 use super::isa::{in_copy, Isa};
-use super::stream::{before_first_line, stream_line, streams_row, LINE};
+use super::stream::{before_first_line, fence_if, stream_line, streams_row, LINE};
 use super::{get, put, Block};
 use crate::exec::cpu::Capability;
 use crate::exec::InnerLoop;
@@ -34,6 +34,7 @@ pub(super) mod block_stores {
 /// `o[i] = k(a[i])` for `i < n`, `N` lanes at a time; partial blocks (the tail, and with
 /// streamed stores the elements before `o`'s first line boundary) are padded with copies of
 /// their first element and stored plainly. Reads before writes within a block, so `o` may be `a` (in place).
+/// Streamed rows are not fenced here: [`map1_lanes`] fences once after the block's last row.
 ///
 /// # Safety
 /// `a` addresses `n` readable `In`s and `o` `n` writable `Out`s, both aligned; they either
@@ -70,11 +71,6 @@ unsafe fn lanes_row<const N: usize, const S: u8, K: LaneMap<N>>(
     }
     // SAFETY: `i <= n`.
     unsafe { partial_block(k, o.add(i), a.add(i), n - i) };
-    #[cfg(target_arch = "x86_64")]
-    if S != block_stores::PLAIN {
-        // SAFETY: SSE2 is part of x86-64; see `stream.rs` on the fence.
-        unsafe { std::arch::x86_64::_mm_sfence() };
-    }
 }
 
 /// `o[j] = k(a[j])` for `j < count < N`, as one block padded with copies of `a[0]` (each lane's
@@ -219,6 +215,7 @@ pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
             _ => in_copy!(isa, unsafe { lanes_strided(k, po, so, pa, sa, n) }),
         }
     }
+    fence_if(streamed && path == InnerLoop::Vectorized);
 }
 
 #[cfg(test)]

@@ -106,6 +106,7 @@ pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
             }
         }
     }
+    stream::fence_if(stream);
 }
 
 /// `out = f(a, b)` over a block (operands: out, a, b), with torch's three paths: all
@@ -152,6 +153,7 @@ pub(crate) fn map2<A: Copy, B: Copy, O: Copy>(blk: &Block, f: impl Fn(A, B) -> O
             }
         }
     }
+    stream::fence_if(stream);
 }
 
 /// `out = f(a, b, c)` over a block (operands: out, a, b, c), with the same three paths as
@@ -220,6 +222,7 @@ pub(crate) fn map3<A: Copy, B: Copy, C: Copy, O: Copy>(
             }
         }
     }
+    stream::fence_if(stream);
 }
 
 /// `out = down(op(up(a), up(b)))` over a block: a kernel that computes in a wider type `W`
