@@ -54,12 +54,16 @@ pub(super) fn staged_scratch(nr: usize) -> usize {
     2 * (16 * 4 * nr + 64)
 }
 
-/// How far ahead along each input row (bytes) the blocks ask for lines. A strip reads one
-/// line from each of up to [`crate::exec::permute::MAX_EDGE`] rows: more streams than the
-/// hardware prefetchers follow. On the 2-core Zen 4, 1 thread: the (9, 1449, 86, 7) reversal
-/// 25% -> 39% of the copy limit, a 4096² transpose 42% -> 48% (distances of 512 bytes and
-/// more gained less).
-const PREFETCH_AHEAD: usize = 128;
+/// How far ahead of a block, in input rows of the strip walk's order, its loads ask for the
+/// lines of a later block (down the strip, on into the next strip at its end). A strip reads
+/// one line from each of its rows: more streams than the hardware prefetchers follow, and
+/// rows a page or more apart, which they never cross. Strips of up to this many rows
+/// prefetch two strips ahead instead, along each row (a line of the same rows). On the 2-core
+/// Zen 4, 1 thread, prefetching along the rows took the (9, 1449, 86, 7) reversal from 25% to
+/// 39% of the copy limit and a 4096² transpose from 42% to 48%; on the 2-core Xeon, 1
+/// thread, prefetching down the 2048-row strips of NHWC → NCHW (16, 56, 56, 64) took it from
+/// 17-20 to 20-24 GB/s (4 blocks ahead; 2 or 8 gained less), alternating processes.
+const PREFETCH_ROWS: usize = 64;
 
 /// Copies a tile of `nr × nc` 4-byte elements: element `(r, c)` from `in_row(r) + 4c` to
 /// `out_col(c) + 4r`, stored as `store` says.
@@ -138,8 +142,9 @@ unsafe fn rows_outside(
         let k = (nr - r).min(16);
         for c in (0..nc).step_by(16) {
             let m = (nc - c).min(16);
-            // SAFETY: rows r..r+k and columns c..c+m of the tile (the caller's guarantees).
-            unsafe { block(in_row, out_col, (r, c), (k, m), false) };
+            // SAFETY: rows r..r+k and columns c..c+m of the tile (the caller's guarantees);
+            // the prefetch along the rows, 32 columns ahead.
+            unsafe { block(in_row, out_col, (r, c), (k, m), (r, c + 32), false) };
         }
     }
 }
@@ -165,17 +170,30 @@ unsafe fn strip(
         // the scratch's unused columns and slack.
         unsafe { edge_block(in_row, out_col, (nr - part, c), (part, m), true) };
     }
+    // the block to prefetch for, `PREFETCH_ROWS` ahead in the walk's order (down the strip,
+    // then on into the next ones), but at least two strips ahead on short strips
+    let rows = nr.next_multiple_of(16);
+    let mut ahead = if rows <= PREFETCH_ROWS {
+        (0, c + 32)
+    } else {
+        (PREFETCH_ROWS, c)
+    };
     for r in (0..nr).step_by(16) {
         let k = (nr - r).min(16);
         if k == 16 || !staged {
             // SAFETY: rows r..r+k and columns c..c+m of the tile (the caller's guarantees).
-            unsafe { block(in_row, out_col, (r, c), (k, m), stream) };
+            unsafe { block(in_row, out_col, (r, c), (k, m), ahead, stream) };
+        }
+        ahead.0 += 16;
+        if ahead.0 >= rows {
+            ahead = (ahead.0 - rows, ahead.1 + 16);
         }
     }
 }
 
 /// The block of `k <= 16` rows and `m <= 16` columns at `(r, c)` of [`copy_tile`]'s tile: a
-/// whole one ([`full_block`], streamed as `stream` says) or an edge ([`edge_block`], plain).
+/// whole one ([`full_block`], streamed as `stream` says, prefetching the block at `ahead`)
+/// or an edge ([`edge_block`], plain).
 ///
 /// # Safety
 /// As for [`full_block`] (a whole block) or [`edge_block`] (an edge, not `whole`).
@@ -186,12 +204,13 @@ unsafe fn block(
     out_col: &impl Fn(usize) -> *mut u8,
     (r, c): (usize, usize),
     (k, m): (usize, usize),
+    ahead: (usize, usize),
     stream: bool,
 ) {
     // SAFETY: the caller's guarantees, for the kind of block chosen.
     unsafe {
         if k == 16 && m == 16 {
-            full_block(in_row, out_col, (r, c), stream)
+            full_block(in_row, out_col, (r, c), ahead, stream)
         } else {
             edge_block(in_row, out_col, (r, c), (k, m), false)
         }
@@ -221,7 +240,8 @@ unsafe fn flush(base: *const u8, run: usize, m: usize, to: impl Fn(usize) -> *mu
     }
 }
 
-/// The 16 × 16 block at `(r, c)` of [`copy_tile`]'s tile, every lane valid.
+/// The 16 × 16 block at `(r, c)` of [`copy_tile`]'s tile, every lane valid; the lines of the
+/// block at `(pr, pc)` (any rows and columns: a prefetch never faults) are asked for on the way.
 ///
 /// # Safety
 /// As for [`copy_tile`], for rows `r..r + 16` and columns `c..c + 16`.
@@ -231,15 +251,17 @@ unsafe fn full_block(
     in_row: &impl Fn(usize) -> *const u8,
     out_col: &impl Fn(usize) -> *mut u8,
     (r, c): (usize, usize),
+    (pr, pc): (usize, usize),
     stream: bool,
 ) {
     let mut x = [_mm512_setzero_ps(); 16];
     for (q, v) in x.iter_mut().enumerate() {
         let at = in_row(r + q).wrapping_add(4 * c);
+        let ahead = in_row(pr + q).wrapping_add(4 * pc);
         // SAFETY: row r+q, columns c..c+16: inside the tile. A prefetch is a hint that
         // never faults, whatever its address.
         unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(PREFETCH_AHEAD) as *const i8);
+            _mm_prefetch::<_MM_HINT_T0>(ahead as *const i8);
             *v = _mm512_loadu_ps(at as *const f32);
         }
     }
