@@ -520,6 +520,10 @@ def test_large_copies_every_width(dtype, threads):
         # bytes where the last-level cache is far
         ((12, 111, 4, 130), (1, 2, 0, 3)),
         ((6, 111, 4, 397), (1, 2, 0, 3)),
+        # direct tiled walks cut into several tiles along the output's rows: a transpose and
+        # NHWC -> NCHW (at offset 1 the tiles after the first start on the output's lines)
+        ((1024, 1100), (1, 0)),
+        ((4, 56, 56, 64), (0, 3, 1, 2)),
     ],
 )
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int16])

@@ -181,8 +181,20 @@ unsafe fn strip(
     for r in (0..nr).step_by(16) {
         let k = (nr - r).min(16);
         if k == 16 || !staged {
+            // (the rows asked for stay inside the tile: the callers' `in_row` may index a
+            // table of rows; a full block means `nr >= 16`)
+            let rows_ahead = ahead.0.min(nr.saturating_sub(16));
             // SAFETY: rows r..r+k and columns c..c+m of the tile (the caller's guarantees).
-            unsafe { block(in_row, out_col, (r, c), (k, m), ahead, stream) };
+            unsafe {
+                block(
+                    in_row,
+                    out_col,
+                    (r, c),
+                    (k, m),
+                    (rows_ahead, ahead.1),
+                    stream,
+                )
+            };
         }
         ahead.0 += 16;
         if ahead.0 >= rows {
@@ -241,10 +253,12 @@ unsafe fn flush(base: *const u8, run: usize, m: usize, to: impl Fn(usize) -> *mu
 }
 
 /// The 16 × 16 block at `(r, c)` of [`copy_tile`]'s tile, every lane valid; the lines of the
-/// block at `(pr, pc)` (any rows and columns: a prefetch never faults) are asked for on the way.
+/// block at `(pr, pc)` are asked for on the way (rows `pr..pr + 16` of the tile, any columns:
+/// a prefetch never faults).
 ///
 /// # Safety
-/// As for [`copy_tile`], for rows `r..r + 16` and columns `c..c + 16`.
+/// As for [`copy_tile`], for rows `r..r + 16` and columns `c..c + 16`; rows `pr..pr + 16` are
+/// rows of the tile too (`in_row` is asked for them).
 #[target_feature(enable = "avx512f")]
 #[inline]
 unsafe fn full_block(
