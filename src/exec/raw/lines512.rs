@@ -55,15 +55,22 @@ pub(super) fn staged_scratch(nr: usize) -> usize {
 }
 
 /// How far ahead of a block, in input rows of the strip walk's order, its loads ask for the
-/// lines of a later block (down the strip, on into the next strip at its end). A strip reads
-/// one line from each of its rows: more streams than the hardware prefetchers follow, and
-/// rows a page or more apart, which they never cross. Strips of up to this many rows
-/// prefetch two strips ahead instead, along each row (a line of the same rows). On the 2-core
+/// lines of a later block on strips longer than [`ALONG_ROWS_UP_TO`] (down the strip, on into
+/// the next strip at its end). A strip reads one line from each of its rows: more streams than
+/// the hardware prefetchers follow, and rows a page or more apart, which they never cross.
+/// Shorter strips prefetch two strips ahead instead, along each row (a line of the same rows),
+/// which gives the lines more time to arrive but holds two strips of them. On the 2-core
 /// Zen 4, 1 thread, prefetching along the rows took the (9, 1449, 86, 7) reversal from 25% to
 /// 39% of the copy limit and a 4096² transpose from 42% to 48%; on the 2-core Xeon, 1
 /// thread, prefetching down the 2048-row strips of NHWC → NCHW (16, 56, 56, 64) took it from
 /// 17-20 to 20-24 GB/s (4 blocks ahead; 2 or 8 gained less), alternating processes.
 const PREFETCH_ROWS: usize = 64;
+
+/// The longest strips that prefetch two strips ahead along their rows: two strips' lines
+/// (32 KiB) still fit an L1 data cache. On the 2-core Xeon, `bench --rows transpose` with the
+/// transposes' 176-row strips prefetching down instead (the limit at 64 rows) ran 8.7-10.0
+/// GB/s at 1 thread against 9.6-11.5 with this limit, alternating builds twice.
+const ALONG_ROWS_UP_TO: usize = 256;
 
 /// Copies a tile of `nr × nc` 4-byte elements: element `(r, c)` from `in_row(r) + 4c` to
 /// `out_col(c) + 4r`, stored as `store` says.
@@ -170,10 +177,10 @@ unsafe fn strip(
         // the scratch's unused columns and slack.
         unsafe { edge_block(in_row, out_col, (nr - part, c), (part, m), true) };
     }
-    // the block to prefetch for, `PREFETCH_ROWS` ahead in the walk's order (down the strip,
-    // then on into the next ones), but at least two strips ahead on short strips
+    // the block to prefetch for: two strips ahead on strips up to `ALONG_ROWS_UP_TO` rows,
+    // else `PREFETCH_ROWS` ahead in the walk's order (down the strip, then into the next)
     let rows = nr.next_multiple_of(16);
-    let mut ahead = if rows <= PREFETCH_ROWS {
+    let mut ahead = if rows <= ALONG_ROWS_UP_TO {
         (0, c + 32)
     } else {
         (PREFETCH_ROWS, c)
