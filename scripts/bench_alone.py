@@ -71,6 +71,14 @@ def transpose() -> tuple[Thunk, Thunk, int]:
     return (lambda: f.contiguous()), (lambda: t.contiguous()), 8 * a.size
 
 
+def bias_add() -> tuple[Thunk, Thunk, int]:
+    """A (16, 64, 56, 56) image plus a (64, 1, 1) bias, into an output of the image's shape."""
+    a, b, o = _random((16, 64, 56, 56)), _random((64, 1, 1)), np.zeros((16, 64, 56, 56), np.float32)
+    fa, fb, fo = (fi.from_numpy(x) for x in (a, b, o))
+    ta, tb, to = (torch.from_numpy(x) for x in (a, b, o))
+    return (lambda: fi.add(fa, fb, out=fo)), (lambda: torch.add(ta, tb, out=to)), 8 * a.size
+
+
 def exp_out() -> tuple[Thunk, Thunk, int]:
     a, o = _random((1 << 22,)), np.zeros(1 << 22, np.float32)
     fa, fo, ta, to = fi.from_numpy(a), fi.from_numpy(o), torch.from_numpy(a), torch.from_numpy(o)
@@ -87,6 +95,7 @@ ROWS: dict[str, tuple[str, Callable[[], tuple[Thunk, Thunk, int]]]] = {
     "nhwc": ("NCHW -> NHWC (16, 64, 56, 56)", to_channels_last),
     "nchw": ("NHWC -> NCHW (16, 56, 56, 64)", to_contiguous),
     "transpose": ("transpose 4096x4096", transpose),
+    "bias": ("(16, 64, 56, 56) + (64,1,1) into out", bias_add),
     "exp": ("exp float32 4M into out", exp_out),
 }
 
