@@ -225,6 +225,7 @@ unsafe fn tile_runs(
 /// As for [`tile_runs`] with `e = 32 / L`; the CPU has AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[allow(clippy::needless_range_loop)] // (the staged lines: a block's lanes go to rows)
 unsafe fn tile_avx2<const L: usize>(
     s: *const u8,
     rows: &[isize],
@@ -239,8 +240,43 @@ unsafe fn tile_avx2<const L: usize>(
     let (nr, nc) = (rows.len(), cols.len());
     let (full_r, full_c) = (nr - nr % (2 * L), nc - nc % L);
     let aligned = stream && lines.aligned_to >= 32 && (d as usize).is_multiple_of(32);
+    let transpose = |x| if L == 8 { transpose8(x) } else { transpose4(x) };
+    // Streamed, each output column takes 128 bytes a step (strips of `4L` rows), its two
+    // lines back to back (see `transpose::lines_avx2`: 64-byte runs scattered over the
+    // output wrote at half the rate on a 2-core Zen 3).
+    let wide_r = if aligned { nr - nr % (4 * L) } else { 0 };
+    let mut wide = [s; 32];
+    for r in (0..wide_r).step_by(4 * L) {
+        for q in 0..4 * L {
+            wide[q] = s.wrapping_offset(rows[r + q]);
+        }
+        for c in (0..full_c).step_by(L) {
+            let mut staged = [[_mm256_setzero_ps(); 4]; 8];
+            for b in 0..4 {
+                let mut x = [_mm256_setzero_ps(); 8];
+                for q in 0..L {
+                    // SAFETY: row r+bL+q, columns c..c+L: inside the tile.
+                    x[q] = unsafe {
+                        _mm256_loadu_ps(wide[b * L + q].wrapping_add(c * e) as *const f32)
+                    };
+                }
+                let x = transpose(x);
+                for q in 0..L {
+                    staged[q][b] = x[q];
+                }
+            }
+            for (q, lines) in staged.iter().enumerate().take(L) {
+                let out = d.wrapping_offset(cols[c + q]).wrapping_add(r * e) as *mut f32;
+                for (b, &v) in lines.iter().enumerate() {
+                    // SAFETY: output column c+q, rows r+bL..r+(b+1)L: inside the tile;
+                    // 32-byte aligned (`aligned`, and `r·e` is a multiple of 128).
+                    unsafe { _mm256_stream_ps(out.wrapping_add(8 * b), v) };
+                }
+            }
+        }
+    }
     let mut ptr = [s; 16];
-    for r in (0..full_r).step_by(2 * L) {
+    for r in (wide_r..full_r).step_by(2 * L) {
         for q in 0..2 * L {
             ptr[q] = s.wrapping_offset(rows[r + q]);
         }
@@ -254,11 +290,7 @@ unsafe fn tile_avx2<const L: usize>(
                     hi[q] = _mm256_loadu_ps(ptr[L + q].wrapping_add(c * e) as *const f32);
                 }
             }
-            let (lo, hi) = if L == 8 {
-                (transpose8(lo), transpose8(hi))
-            } else {
-                (transpose4(lo), transpose4(hi))
-            };
+            let (lo, hi) = (transpose(lo), transpose(hi));
             for q in 0..L {
                 let out = d.wrapping_offset(cols[c + q]).wrapping_add(r * e) as *mut f32;
                 // SAFETY: output column c+q, rows r..r+2L: inside the tile; 32-byte aligned
@@ -416,15 +448,18 @@ mod tests {
         }
     }
 
-    /// Sizes around the register kernels' steps (15, 16, 17 rows or columns, one-element
+    /// Sizes around the register kernels' steps (15, 16, 17, 32, 48 rows or columns, one-element
     /// dims, batches of 2-D transposes as in NCHW <-> NHWC), every element width the copy
     /// takes (4 and 8 bytes through the register kernels, 16 through the run copy), streamed
     /// (directly or staged as images) and not, tiles cut at odd edges, ranges split as two
     /// threads would run them.
     #[test]
     fn permuting_copies_at_tile_edges_match_the_naive_loop() {
-        let cases: [(&[usize], &[usize]); 15] = [
+        let cases: [(&[usize], &[usize]); 17] = [
             (&[15, 16], &[1, 0]),
+            // strips of 32 and 16 rows (streamed 4-byte elements), then the fringe
+            (&[49, 17], &[1, 0]),
+            (&[65, 9, 2], &[1, 0, 2]),
             (&[16, 17], &[1, 0]),
             (&[17, 15], &[1, 0]),
             (&[16, 33], &[1, 0]),

@@ -147,6 +147,7 @@ unsafe fn fringe(
 /// in `dst`, the two not overlapping; the CPU has AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[allow(clippy::needless_range_loop)] // (the staged lines: a block's lanes go to rows)
 unsafe fn lines_avx2<const L: usize>(
     src: *const u8,
     sr: isize,
@@ -157,6 +158,23 @@ unsafe fn lines_avx2<const L: usize>(
 ) {
     use std::arch::x86_64::*;
     let size = 32 / L;
+    // Input rows that start off a 32-byte boundary (numpy's large arrays start 16 bytes
+    // past a line) would split every other load over two lines: their first columns go
+    // through the fringe, the rest start aligned. (On a 2-core Zen 3, float32 transposes of
+    // 2048² to 2048 × 8192 ran 10.3-10.9 GB/s from such an input against 11.7-13.5 aligned.)
+    let head = (src as usize).wrapping_neg() % 32 / size;
+    if sr % 32 == 0 && (src as usize).is_multiple_of(size) && head > 0 && head < nc {
+        // SAFETY: columns 0..head, then head..nc of the caller's tile (whose input rows then
+        // start 32-byte aligned: no further split).
+        unsafe {
+            fringe(src, sr, dst, dc, (0, nr), (0, head), size);
+            let (src, dst) = (
+                src.wrapping_add(head * size),
+                dst.wrapping_offset(head as isize * dc),
+            );
+            return lines_avx2::<L>(src, sr, dst, dc, (nr, nc - head), stream);
+        }
+    }
     let step_r = 2 * L;
     let (full_r, full_c) = (nr - nr % step_r, nc - nc % L);
     // `_mm256_stream_ps` needs 32-byte aligned addresses: every store below is at `dst +
@@ -166,7 +184,45 @@ unsafe fn lines_avx2<const L: usize>(
         // SAFETY: called below only for rows and columns inside the tile.
         unsafe { _mm256_loadu_ps(p.wrapping_offset(q as isize * sr) as *const f32) }
     };
-    for r in (0..full_r).step_by(step_r) {
+    let transpose = |x| {
+        if L == 8 {
+            pack::transpose8(x)
+        } else {
+            pack::transpose4(x)
+        }
+    };
+    // Streamed, the output rows take 128 bytes a step (strips of `4L` rows), staged in
+    // registers (or L1) so that each row's two lines leave back to back: on a 2-core Zen 3,
+    // 64-byte runs scattered over the output rows wrote at half the rate of 128-byte ones
+    // (a write-only test: 6.6 against 12.8 GB/s), and a 4096² float32 transpose went from
+    // 10.6-11.6 to 11.2-14.7 GB/s (a scratch harness, the tiles of the walk).
+    let wide_r = if stream { nr - nr % (4 * L) } else { 0 };
+    for r in (0..wide_r).step_by(4 * L) {
+        for c in (0..full_c).step_by(L) {
+            let mut staged = [[_mm256_setzero_ps(); 4]; 8];
+            for b in 0..4 {
+                let s = src.wrapping_offset((r + b * L) as isize * sr + (c * size) as isize);
+                let mut x = [_mm256_setzero_ps(); 8];
+                for (q, xq) in x.iter_mut().enumerate().take(L) {
+                    *xq = load(s, q);
+                }
+                let x = transpose(x);
+                for q in 0..L {
+                    staged[q][b] = x[q];
+                }
+            }
+            let d = dst.wrapping_offset((r * size) as isize + c as isize * dc);
+            for (q, lines) in staged.iter().enumerate().take(L) {
+                let row = d.wrapping_offset(q as isize * dc) as *mut f32;
+                for (b, &v) in lines.iter().enumerate() {
+                    // SAFETY: output row c+q, elements r+bL..r+(b+1)L: inside the tile;
+                    // 32-byte aligned (checked above: `r·size` is a multiple of 128).
+                    unsafe { _mm256_stream_ps(row.wrapping_add(8 * b), v) };
+                }
+            }
+        }
+    }
+    for r in (wide_r..full_r).step_by(step_r) {
         for c in (0..full_c).step_by(L) {
             let s = src.wrapping_offset(r as isize * sr + (c * size) as isize);
             let s2 = s.wrapping_offset(L as isize * sr);
@@ -176,11 +232,7 @@ unsafe fn lines_avx2<const L: usize>(
                 lo[q] = load(s, q);
                 hi[q] = load(s2, q);
             }
-            let (lo, hi) = if L == 8 {
-                (pack::transpose8(lo), pack::transpose8(hi))
-            } else {
-                (pack::transpose4(lo), pack::transpose4(hi))
-            };
+            let (lo, hi) = (transpose(lo), transpose(hi));
             let d = dst.wrapping_offset((r * size) as isize + c as isize * dc);
             for q in 0..L {
                 let row = d.wrapping_offset(q as isize * dc) as *mut f32;
@@ -430,11 +482,21 @@ mod tests {
         if !super::super::wide() {
             return;
         }
-        for nr in [1usize, 15, 16, 17, 33] {
+        // input rows of any alignment, or all starting 16 or 4 bytes past a 32-byte boundary
+        // (the first columns then take the fringe)
+        let layouts = [(3usize, None), (8, Some(16usize)), (16, Some(4))];
+        for nr in [1usize, 15, 16, 17, 33, 48, 65] {
             for nc in [1usize, 7, 8, 9, 17] {
-                for stream in [false, true] {
-                    let sr = nc + 3;
-                    let src: Vec<u32> = (0..nr * sr).map(|i| i as u32 + 1).collect();
+                for (stream, (pad, skew)) in [false, true]
+                    .into_iter()
+                    .flat_map(|s| layouts.map(|l| (s, l)))
+                {
+                    let sr = nc.next_multiple_of(8) + pad;
+                    let data: Vec<u32> = (0..nr * sr + 8).map(|i| i as u32 + 1).collect();
+                    let first = skew.map_or(0, |b| {
+                        (data.as_ptr() as usize + 32 - b).wrapping_neg() % 32 / 4
+                    });
+                    let src = &data[first..];
                     let dc = nr.next_multiple_of(16);
                     let mut buf = vec![0u32; dc * nc + 16];
                     let skip = (buf.as_ptr() as usize).wrapping_neg() % 64 / 4;
