@@ -331,7 +331,8 @@ pub const MAX_DIRECT_EDGE: usize = 2048;
 /// columns instead: their kernel writes each output row of a tile in one run and reads each
 /// input line whole, so nothing is reused within a tile, and on the 2-core Zen 4 tiles of
 /// 128 × 1024 float32 (also 64 × 1024, 128 × 512, 256 × 1024) ran a 4096² / 2048 × 8192
-/// transpose copy at 61-68% of a same-size copy where 256 × 256 ran at 56-64%.
+/// transpose copy at 61-68% of a same-size copy where 256 × 256 ran at 56-64%; never
+/// smaller than that 128 × 1024.
 pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
     let elements = (super::cache::sizes().l2 / 4 / width).max(DIRECT_EDGE_STEP * DIRECT_EDGE_STEP);
     let square = (elements.isqrt() / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP).max(DIRECT_EDGE_STEP);
@@ -344,8 +345,12 @@ pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
     } else if n1 <= square {
         (n0.min(fill(n1)), n1)
     } else if width == 4 {
-        let rows = (square / 2 / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP).max(DIRECT_EDGE_STEP);
-        (rows, n1.min((square * 4).min(MAX_DIRECT_EDGE)))
+        // at least 128 × 1024 where L2 is small: on a 2-core Zen 3 (512 KiB of L2, 80 × 704
+        // by the rule) a scratch harness of the AVX2 kernel ran 4096² and 2048 × 8192
+        // transposes at 12.6-14.7 GB/s in 80 × 704 tiles, 15.8-17.1 in 128 × 1024
+        let rows = (square / 2 / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP).max(128);
+        let cols = (square * 4).max(1024).min(MAX_DIRECT_EDGE);
+        (rows.min(n0), n1.min(cols))
     } else {
         (square, square)
     }
