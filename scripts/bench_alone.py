@@ -86,6 +86,7 @@ def exp_out() -> tuple[Thunk, Thunk, int]:
 
 
 ROWS: dict[str, tuple[str, Callable[[], tuple[Thunk, Thunk, int]]]] = {
+    "add64k": ("add 64K into out", lambda: add_out(1 << 16)),
     "add256k": ("add 256K into out", lambda: add_out(1 << 18)),
     "add1m": ("add 1M into out", lambda: add_out(1 << 20)),
     "add4m": ("add 4M into out", lambda: add_out(1 << 22)),

@@ -349,7 +349,7 @@ pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
         // by the rule) a scratch harness of the AVX2 kernel ran 4096² and 2048 × 8192
         // transposes at 12.6-14.7 GB/s in 80 × 704 tiles, 15.8-17.1 in 128 × 1024
         let rows = (square / 2 / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP).max(128);
-        let cols = (square * 4).max(1024).min(MAX_DIRECT_EDGE);
+        let cols = (square * 4).clamp(1024, MAX_DIRECT_EDGE);
         (rows.min(n0), n1.min(cols))
     } else {
         (square, square)

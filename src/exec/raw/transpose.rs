@@ -160,14 +160,15 @@ unsafe fn lines_avx2<const L: usize>(
     let size = 32 / L;
     // Input rows that start off a 32-byte boundary (numpy's large arrays start 16 bytes
     // past a line) would split every other load over two lines: their first columns go
-    // through the fringe, the rest start aligned. (On a 2-core Zen 3, float32 transposes of
-    // 2048² to 2048 × 8192 ran 10.3-10.9 GB/s from such an input against 11.7-13.5 aligned.)
+    // through `head_columns`, the rest start aligned. (On a 2-core Zen 3, float32 transposes
+    // of 2048² to 2048 × 8192 ran 10.3-10.9 GB/s from such an input against 11.7-13.5
+    // aligned.)
     let head = (src as usize).wrapping_neg() % 32 / size;
     if sr % 32 == 0 && (src as usize).is_multiple_of(size) && head > 0 && head < nc {
         // SAFETY: columns 0..head, then head..nc of the caller's tile (whose input rows then
         // start 32-byte aligned: no further split).
         unsafe {
-            fringe(src, sr, dst, dc, (0, nr), (0, head), size);
+            head_columns::<L>(src, sr, dst, dc, nr, head);
             let (src, dst) = (
                 src.wrapping_add(head * size),
                 dst.wrapping_offset(head as isize * dc),
@@ -191,37 +192,16 @@ unsafe fn lines_avx2<const L: usize>(
             pack::transpose4(x)
         }
     };
-    // Streamed, the output rows take 128 bytes a step (strips of `4L` rows), staged in
-    // registers (or L1) so that each row's two lines leave back to back: on a 2-core Zen 3,
-    // 64-byte runs scattered over the output rows wrote at half the rate of 128-byte ones
-    // (a write-only test: 6.6 against 12.8 GB/s), and a 4096² float32 transpose went from
-    // 10.6-11.6 to 11.2-14.7 GB/s (a scratch harness, the tiles of the walk).
-    let wide_r = if stream { nr - nr % (4 * L) } else { 0 };
-    for r in (0..wide_r).step_by(4 * L) {
-        for c in (0..full_c).step_by(L) {
-            let mut staged = [[_mm256_setzero_ps(); 4]; 8];
-            for b in 0..4 {
-                let s = src.wrapping_offset((r + b * L) as isize * sr + (c * size) as isize);
-                let mut x = [_mm256_setzero_ps(); 8];
-                for (q, xq) in x.iter_mut().enumerate().take(L) {
-                    *xq = load(s, q);
-                }
-                let x = transpose(x);
-                for q in 0..L {
-                    staged[q][b] = x[q];
-                }
-            }
-            let d = dst.wrapping_offset((r * size) as isize + c as isize * dc);
-            for (q, lines) in staged.iter().enumerate().take(L) {
-                let row = d.wrapping_offset(q as isize * dc) as *mut f32;
-                for (b, &v) in lines.iter().enumerate() {
-                    // SAFETY: output row c+q, elements r+bL..r+(b+1)L: inside the tile;
-                    // 32-byte aligned (checked above: `r·size` is a multiple of 128).
-                    unsafe { _mm256_stream_ps(row.wrapping_add(8 * b), v) };
-                }
-            }
-        }
-    }
+    // Streamed, each output row takes a run of 2 or 4 whole lines a step, staged so that
+    // they leave back to back (`staged_strips`): 4 where the strip's 8L input rows lie close
+    // (rows at most 1 KiB apart), else 2 (tall strips of rows far apart read slower).
+    let wide_r = match (stream, sr.unsigned_abs() <= 1024) {
+        (false, _) => 0,
+        // SAFETY: the caller's tile; aligned for the streamed stores (checked above).
+        (true, true) => unsafe { staged_strips::<L, 8>(src, sr, dst, dc, (nr, full_c)) },
+        // SAFETY: as above.
+        (true, false) => unsafe { staged_strips::<L, 4>(src, sr, dst, dc, (nr, full_c)) },
+    };
     for r in (wide_r..full_r).step_by(step_r) {
         for c in (0..full_c).step_by(L) {
             let s = src.wrapping_offset(r as isize * sr + (c * size) as isize);
@@ -255,6 +235,126 @@ unsafe fn lines_avx2<const L: usize>(
         fringe(src, sr, dst, dc, (0, full_r), (full_c, nc), size);
         fringe(src, sr, dst, dc, (full_r, nr), (0, nc), size);
     }
+}
+
+/// Columns `0..head` of a [`lines_avx2`] tile whose input rows start `head` elements before
+/// a 32-byte boundary: each block of `L` rows is loaded from that boundary's 32 bytes
+/// earlier with the lanes before the tile masked off (not read), transposed, and the
+/// transposed rows of the `head` columns stored. (Through the scalar fringe, the 4 head
+/// columns of NHWC -> NCHW's 64-column tiles cost it a third of its speed on the Zen 3.)
+///
+/// # Safety
+/// As for [`lines_avx2`]; `0 < head < L`, `src + head·size` and every `sr` 32-byte aligned.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn head_columns<const L: usize>(
+    src: *const u8,
+    sr: isize,
+    dst: *mut u8,
+    dc: isize,
+    nr: usize,
+    head: usize,
+) {
+    use std::arch::x86_64::*;
+    let size = 32 / L;
+    // float lanes from byte `32 - head·size` on: the tile's columns 0..head
+    let skip = 32 - head * size;
+    let lane = |i: i32| if i as usize * 4 >= skip { -1 } else { 0 };
+    let mask = _mm256_setr_epi32(
+        lane(0),
+        lane(1),
+        lane(2),
+        lane(3),
+        lane(4),
+        lane(5),
+        lane(6),
+        lane(7),
+    );
+    let base = src.wrapping_sub(skip);
+    let full_r = nr - nr % L;
+    for r in (0..full_r).step_by(L) {
+        let mut x = [_mm256_setzero_ps(); 8];
+        for (q, xq) in x.iter_mut().enumerate().take(L) {
+            let p = base.wrapping_offset((r + q) as isize * sr) as *const f32;
+            // SAFETY: the lanes the mask keeps are columns 0..head of input row r+q, inside
+            // the tile; `maskload` does not touch the masked-off ones (before the tile).
+            *xq = unsafe { _mm256_maskload_ps(p, mask) };
+        }
+        let x = if L == 8 {
+            pack::transpose8(x)
+        } else {
+            pack::transpose4(x)
+        };
+        for k in 0..head {
+            let row = dst.wrapping_offset(k as isize * dc + (r * size) as isize) as *mut f32;
+            // SAFETY: output row k (input column k), elements r..r+L: inside the tile.
+            unsafe { _mm256_storeu_ps(row, x[L - head + k]) };
+        }
+    }
+    // SAFETY: the rows left, columns 0..head: a sub-tile of the caller's tile.
+    unsafe { fringe(src, sr, dst, dc, (full_r, nr), (0, head), size) };
+}
+
+/// The streamed strips of [`lines_avx2`]: `B` register blocks of `L` rows a strip, so that
+/// each output row takes `32·B` bytes a step, staged until the strip's blocks are transposed
+/// and then stored back to back. On a 2-core Zen 3, non-temporal stores of one line at a
+/// time scattered over the output rows wrote at half the rate of 2-line runs and a third of
+/// 4-line ones (a write-only test: 6.6, 12.8 and 21.7 GB/s). In a scratch harness with the
+/// walk's tiles: 4096² float32 transposes (rows 16 KiB apart) 10.6-11.6 GB/s with 1-line
+/// runs, 11.2-14.7 with 2 and 10.5-13.4 with 4; the NHWC -> NCHW-like 50176 × 64 (rows 256
+/// bytes apart) 7.0-7.9 with 2, 10.3-14.6 with 4, and 12544 × 256 13.1-13.9 against
+/// 15.7-23.0. Returns the rows done: `nr` less its remainder.
+///
+/// # Safety
+/// As for [`lines_avx2`], with the output 32-byte aligned as its streamed stores want
+/// (`dst` and `dc`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::needless_range_loop)] // (a block's lanes go to rows)
+unsafe fn staged_strips<const L: usize, const B: usize>(
+    src: *const u8,
+    sr: isize,
+    dst: *mut u8,
+    dc: isize,
+    (nr, full_c): (usize, usize),
+) -> usize {
+    use std::arch::x86_64::*;
+    let size = 32 / L;
+    let strip = B * L;
+    let done = nr - nr % strip;
+    for r in (0..done).step_by(strip) {
+        for c in (0..full_c).step_by(L) {
+            let mut staged = [[_mm256_setzero_ps(); B]; 8];
+            for b in 0..B {
+                let s = src.wrapping_offset((r + b * L) as isize * sr + (c * size) as isize);
+                let mut x = [_mm256_setzero_ps(); 8];
+                for q in 0..L {
+                    // SAFETY: input row r+bL+q, columns c..c+L: inside the tile.
+                    x[q] = unsafe {
+                        _mm256_loadu_ps(s.wrapping_offset(q as isize * sr) as *const f32)
+                    };
+                }
+                let x = if L == 8 {
+                    pack::transpose8(x)
+                } else {
+                    pack::transpose4(x)
+                };
+                for q in 0..L {
+                    staged[q][b] = x[q];
+                }
+            }
+            let d = dst.wrapping_offset((r * size) as isize + c as isize * dc);
+            for (q, lines) in staged.iter().enumerate().take(L) {
+                let row = d.wrapping_offset(q as isize * dc) as *mut f32;
+                for (b, &v) in lines.iter().enumerate() {
+                    // SAFETY: output row c+q, elements r+bL..r+(b+1)L: inside the tile;
+                    // 32-byte aligned (`dst`, `dc`, and `r·size` a multiple of 128).
+                    unsafe { _mm256_stream_ps(row.wrapping_add(8 * b), v) };
+                }
+            }
+        }
+    }
+    done
 }
 
 /// [`lines_avx2`] for 4-byte elements with AVX-512: 16 × 16 blocks, output row by output
@@ -483,8 +583,14 @@ mod tests {
             return;
         }
         // input rows of any alignment, or all starting 16 or 4 bytes past a 32-byte boundary
-        // (the first columns then take the fringe)
-        let layouts = [(3usize, None), (8, Some(16usize)), (16, Some(4))];
+        // (the first columns then take the fringe); rows close (4-line runs when streamed) or
+        // more than 1 KiB apart (2-line runs)
+        let layouts = [
+            (3usize, None),
+            (8, Some(16usize)),
+            (16, Some(4)),
+            (264, Some(16)),
+        ];
         for nr in [1usize, 15, 16, 17, 33, 48, 65] {
             for nc in [1usize, 7, 8, 9, 17] {
                 for (stream, (pad, skew)) in [false, true]
