@@ -160,7 +160,7 @@ unsafe fn lines_avx2<const L: usize>(
     let size = 32 / L;
     // Input rows that start off a 32-byte boundary (numpy's large arrays start 16 bytes
     // past a line) would split every other load over two lines: their first columns go
-    // through `head_columns`, the rest start aligned. (On a 2-core Zen 3, float32 transposes
+    // through `masked_columns`, the rest start aligned. (On a 2-core Zen 3, float32 transposes
     // of 2048² to 2048 × 8192 ran 10.3-10.9 GB/s from such an input against 11.7-13.5
     // aligned.)
     let head = (src as usize).wrapping_neg() % 32 / size;
@@ -168,7 +168,7 @@ unsafe fn lines_avx2<const L: usize>(
         // SAFETY: columns 0..head, then head..nc of the caller's tile (whose input rows then
         // start 32-byte aligned: no further split).
         unsafe {
-            head_columns::<L>(src, sr, dst, dc, nr, head);
+            masked_columns::<L>(src, sr, dst, dc, nr, (0, head, L - head));
             let (src, dst) = (
                 src.wrapping_add(head * size),
                 dst.wrapping_offset(head as isize * dc),
@@ -230,36 +230,42 @@ unsafe fn lines_avx2<const L: usize>(
             }
         }
     }
-    // SAFETY: sub-tiles of the caller's tile.
+    // SAFETY: sub-tiles of the caller's tile: the last columns (fewer than a register's),
+    // then the rows left.
     unsafe {
-        fringe(src, sr, dst, dc, (0, full_r), (full_c, nc), size);
-        fringe(src, sr, dst, dc, (full_r, nr), (0, nc), size);
+        if full_c < nc {
+            masked_columns::<L>(src, sr, dst, dc, nr, (full_c, nc - full_c, 0));
+        }
+        fringe(src, sr, dst, dc, (full_r, nr), (0, full_c), size);
     }
 }
 
-/// Columns `0..head` of a [`lines_avx2`] tile whose input rows start `head` elements before
-/// a 32-byte boundary: each block of `L` rows is loaded from that boundary's 32 bytes
-/// earlier with the lanes before the tile masked off (not read), transposed, and the
-/// transposed rows of the `head` columns stored. (Through the scalar fringe, the 4 head
-/// columns of NHWC -> NCHW's 64-column tiles cost it a third of its speed on the Zen 3.)
+/// Columns `c0..c0 + k` of a [`lines_avx2`] tile (`0 < k < L`), fewer than a register's:
+/// each block of `L` rows is loaded as the `L` elements from `first` columns before `c0`
+/// (`first + k <= L`) with the lanes outside the columns masked off (not read: they may lie
+/// outside the tile), transposed, and the transposed rows of the `k` columns stored. For the
+/// head of a tile whose input rows start off a 32-byte boundary (the `k` columns before it,
+/// `first = L - k`) and the tail past the last whole register (`first = 0`). (Through the
+/// scalar fringe, the 4 head columns of NHWC -> NCHW's 64-column tiles from numpy's arrays
+/// cost it a third of its speed on the Zen 3.)
 ///
 /// # Safety
-/// As for [`lines_avx2`]; `0 < head < L`, `src + head·size` and every `sr` 32-byte aligned.
+/// As for [`lines_avx2`], for the columns `c0..c0 + k`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn head_columns<const L: usize>(
+unsafe fn masked_columns<const L: usize>(
     src: *const u8,
     sr: isize,
     dst: *mut u8,
     dc: isize,
     nr: usize,
-    head: usize,
+    (c0, k, first): (usize, usize, usize),
 ) {
     use std::arch::x86_64::*;
     let size = 32 / L;
-    // float lanes from byte `32 - head·size` on: the tile's columns 0..head
-    let skip = 32 - head * size;
-    let lane = |i: i32| if i as usize * 4 >= skip { -1 } else { 0 };
+    // the float lanes of bytes `first·size .. (first + k)·size`
+    let (lo, hi) = (first * size, (first + k) * size);
+    let lane = |i: usize| if (lo..hi).contains(&(4 * i)) { -1 } else { 0 };
     let mask = _mm256_setr_epi32(
         lane(0),
         lane(1),
@@ -270,14 +276,14 @@ unsafe fn head_columns<const L: usize>(
         lane(6),
         lane(7),
     );
-    let base = src.wrapping_sub(skip);
+    let base = src.wrapping_add(c0 * size).wrapping_sub(first * size);
     let full_r = nr - nr % L;
     for r in (0..full_r).step_by(L) {
         let mut x = [_mm256_setzero_ps(); 8];
         for (q, xq) in x.iter_mut().enumerate().take(L) {
             let p = base.wrapping_offset((r + q) as isize * sr) as *const f32;
-            // SAFETY: the lanes the mask keeps are columns 0..head of input row r+q, inside
-            // the tile; `maskload` does not touch the masked-off ones (before the tile).
+            // SAFETY: the lanes the mask keeps are columns c0..c0+k of input row r+q, inside
+            // the tile; `maskload` does not touch the masked-off ones.
             *xq = unsafe { _mm256_maskload_ps(p, mask) };
         }
         let x = if L == 8 {
@@ -285,14 +291,14 @@ unsafe fn head_columns<const L: usize>(
         } else {
             pack::transpose4(x)
         };
-        for k in 0..head {
-            let row = dst.wrapping_offset(k as isize * dc + (r * size) as isize) as *mut f32;
-            // SAFETY: output row k (input column k), elements r..r+L: inside the tile.
-            unsafe { _mm256_storeu_ps(row, x[L - head + k]) };
+        for j in 0..k {
+            let row = dst.wrapping_offset((c0 + j) as isize * dc + (r * size) as isize) as *mut f32;
+            // SAFETY: output row c0+j (input column c0+j), elements r..r+L: inside the tile.
+            unsafe { _mm256_storeu_ps(row, x[first + j]) };
         }
     }
-    // SAFETY: the rows left, columns 0..head: a sub-tile of the caller's tile.
-    unsafe { fringe(src, sr, dst, dc, (full_r, nr), (0, head), size) };
+    // SAFETY: the rows left, columns c0..c0+k: a sub-tile of the caller's tile.
+    unsafe { fringe(src, sr, dst, dc, (full_r, nr), (c0, c0 + k), size) };
 }
 
 /// The streamed strips of [`lines_avx2`]: `B` register blocks of `L` rows a strip, so that
