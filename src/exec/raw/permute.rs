@@ -448,7 +448,7 @@ mod tests {
         }
     }
 
-    /// Sizes around the register kernels' steps (15, 16, 17, 32, 48 rows or columns, one-element
+    /// Sizes around the register kernels' steps (15, 16, 17, 49, 65 rows or columns, one-element
     /// dims, batches of 2-D transposes as in NCHW <-> NHWC), every element width the copy
     /// takes (4 and 8 bytes through the register kernels, 16 through the run copy), streamed
     /// (directly or staged as images) and not, tiles cut at odd edges, ranges split as two

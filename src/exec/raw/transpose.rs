@@ -140,7 +140,9 @@ unsafe fn fringe(
 /// A transpose of an `nr × nc` tile of `L`-lane elements (4 bytes for `L = 8`, 8 bytes for
 /// `L = 4`): element `(r, c)` at `src + r·sr + c·size` goes to `dst + r·size + c·dc`. Steps
 /// of `2L` rows × `L` columns: two `L × L` register transposes, after which each of the `L`
-/// output rows gets 64 contiguous bytes (streamed when `stream` and the output is aligned).
+/// output rows gets 64 contiguous bytes; streamed (when `stream` and the output is aligned),
+/// taller strips whose output runs are 2 or 4 lines ([`staged_strips`]). Columns short of a
+/// register at either end go through masked loads ([`masked_columns`]).
 ///
 /// # Safety
 /// Every `(r, c)` with `r < nr`, `c < nc` addresses a valid element on both sides, writable
@@ -589,8 +591,8 @@ mod tests {
             return;
         }
         // input rows of any alignment, or all starting 16 or 4 bytes past a 32-byte boundary
-        // (the first columns then take the fringe); rows close (4-line runs when streamed) or
-        // more than 1 KiB apart (2-line runs)
+        // (the first columns then take masked loads); rows close (4-line runs when streamed)
+        // or more than 1 KiB apart (2-line runs)
         let layouts = [
             (3usize, None),
             (8, Some(16usize)),
