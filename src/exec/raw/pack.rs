@@ -206,7 +206,7 @@ unsafe fn transpose_avx2<const L: usize>(
                 for (q, v) in x.iter_mut().enumerate().take(L) {
                     *v = _mm256_loadu_ps(s.wrapping_offset(q as isize * sr) as *const f32);
                 }
-                let y = if L == 8 { transpose8(x) } else { transpose4(x) };
+                let y = transpose_lanes::<L>(x);
                 for (q, v) in y.iter().enumerate().take(L) {
                     _mm256_storeu_ps(d.wrapping_offset(q as isize * dc) as *mut f32, *v);
                 }
@@ -228,6 +228,21 @@ unsafe fn transpose_avx2<const L: usize>(
         };
         tail(0, full_r, full_c);
         tail(full_r, nr, 0);
+    }
+}
+
+/// The `L × L` block transpose of `L`-lane rows: [`transpose8`] for `L = 8` (4-byte lanes),
+/// [`transpose4`] for `L = 4` (8-byte lanes).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn transpose_lanes<const L: usize>(
+    x: [std::arch::x86_64::__m256; 8],
+) -> [std::arch::x86_64::__m256; 8] {
+    if L == 8 {
+        transpose8(x)
+    } else {
+        transpose4(x)
     }
 }
 

@@ -234,13 +234,12 @@ unsafe fn tile_avx2<const L: usize>(
     stream: bool,
     lines: OutputLines,
 ) {
-    use super::pack::{transpose4, transpose8};
+    use super::pack::transpose_lanes;
     use std::arch::x86_64::*;
     let e = 32 / L;
     let (nr, nc) = (rows.len(), cols.len());
     let (full_r, full_c) = (nr - nr % (2 * L), nc - nc % L);
     let aligned = stream && lines.aligned_to >= 32 && (d as usize).is_multiple_of(32);
-    let transpose = |x| if L == 8 { transpose8(x) } else { transpose4(x) };
     // Streamed, each output column takes 128 bytes a step (strips of `4L` rows), its two
     // lines back to back (see `transpose::lines_avx2`: 64-byte runs scattered over the
     // output wrote at half the rate on a 2-core Zen 3).
@@ -260,7 +259,7 @@ unsafe fn tile_avx2<const L: usize>(
                         _mm256_loadu_ps(wide[b * L + q].wrapping_add(c * e) as *const f32)
                     };
                 }
-                let x = transpose(x);
+                let x = transpose_lanes::<L>(x);
                 for q in 0..L {
                     staged[q][b] = x[q];
                 }
@@ -290,7 +289,7 @@ unsafe fn tile_avx2<const L: usize>(
                     hi[q] = _mm256_loadu_ps(ptr[L + q].wrapping_add(c * e) as *const f32);
                 }
             }
-            let (lo, hi) = (transpose(lo), transpose(hi));
+            let (lo, hi) = (transpose_lanes::<L>(lo), transpose_lanes::<L>(hi));
             for q in 0..L {
                 let out = d.wrapping_offset(cols[c + q]).wrapping_add(r * e) as *mut f32;
                 // SAFETY: output column c+q, rows r..r+2L: inside the tile; 32-byte aligned

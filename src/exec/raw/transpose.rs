@@ -187,13 +187,6 @@ unsafe fn lines_avx2<const L: usize>(
         // SAFETY: called below only for rows and columns inside the tile.
         unsafe { _mm256_loadu_ps(p.wrapping_offset(q as isize * sr) as *const f32) }
     };
-    let transpose = |x| {
-        if L == 8 {
-            pack::transpose8(x)
-        } else {
-            pack::transpose4(x)
-        }
-    };
     // Streamed, each output row takes a run of 2 or 4 whole lines a step, staged so that
     // they leave back to back (`staged_strips`): 4 where the strip's 8L input rows lie close
     // (rows at most 1 KiB apart), else 2 (tall strips of rows far apart read slower).
@@ -214,7 +207,10 @@ unsafe fn lines_avx2<const L: usize>(
                 lo[q] = load(s, q);
                 hi[q] = load(s2, q);
             }
-            let (lo, hi) = (transpose(lo), transpose(hi));
+            let (lo, hi) = (
+                pack::transpose_lanes::<L>(lo),
+                pack::transpose_lanes::<L>(hi),
+            );
             let d = dst.wrapping_offset((r * size) as isize + c as isize * dc);
             for q in 0..L {
                 let row = d.wrapping_offset(q as isize * dc) as *mut f32;
@@ -288,11 +284,7 @@ unsafe fn masked_columns<const L: usize>(
             // the tile; `maskload` does not touch the masked-off ones.
             *xq = unsafe { _mm256_maskload_ps(p, mask) };
         }
-        let x = if L == 8 {
-            pack::transpose8(x)
-        } else {
-            pack::transpose4(x)
-        };
+        let x = pack::transpose_lanes::<L>(x);
         for j in 0..k {
             let row = dst.wrapping_offset((c0 + j) as isize * dc + (r * size) as isize) as *mut f32;
             // SAFETY: output row c0+j (input column c0+j), elements r..r+L: inside the tile.
@@ -342,11 +334,7 @@ unsafe fn staged_strips<const L: usize, const B: usize>(
                         _mm256_loadu_ps(s.wrapping_offset(q as isize * sr) as *const f32)
                     };
                 }
-                let x = if L == 8 {
-                    pack::transpose8(x)
-                } else {
-                    pack::transpose4(x)
-                };
+                let x = pack::transpose_lanes::<L>(x);
                 for q in 0..L {
                     staged[q][b] = x[q];
                 }
