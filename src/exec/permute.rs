@@ -120,18 +120,51 @@ pub const GROUP_TARGET: usize = 1024;
 /// both operands' tiles together in half of L2 (so that long runs of each are read and
 /// written per row), a square when both are long, else the short side whole and the other
 /// longer; rows a multiple of 16 (a register transpose's step) where they are cut.
+///
+/// The AVX2 kernel ([`avx2_kernel`], `raw::lines256`) walks a tile in strips of 16-64 rows,
+/// each across the tile's whole width: there long input runs matter more than output runs
+/// longer than a strip's (short input runs leave the hardware prefetchers little to follow),
+/// so two long sides take [`AVX2_ROWS`] rows and the long side of a tile with a short one is
+/// at least [`AVX2_MIN_EDGE`]. On a 2-core Zen 3 (1 thread, 8M float32, 3 runs alternating)
+/// the 176 × 176 squares of a 512 KiB L2 ran the (9, 1449, 86, 7) reversal at 18-30% of the
+/// copy limit, (30, 106, 3, 21, 16, 3) by (5, 3, 4, 2, 0, 1) at 22-28% and (13, 27, 21, 24,
+/// 13, 4) by (3, 5, 4, 1, 0, 2) at 15-23%; 64 × 1024 tiles at 28-47, 33-41 and 30-37% (64 ×
+/// 2048 and 32 × 1024 close behind, 128 × 512 no better than the squares); the 78 rows of
+/// (78, 80, 85, 16) by (1, 3, 2, 0) 31-33% with 416 columns, 34-39% with 1024.
 fn tile_edges(elem: usize, rows: usize, cols: usize) -> (usize, usize) {
     const STEP: usize = 16;
     let elements = (super::cache::sizes().l2 / 4 / elem).max(STEP * STEP);
     let square = (elements.isqrt() / STEP * STEP).max(STEP);
-    let fill = |short: usize| (elements / short.max(1) / STEP * STEP).clamp(STEP, MAX_EDGE);
+    let avx2 = avx2_kernel(elem);
+    let fill = |short: usize| {
+        let fill = (elements / short.max(1) / STEP * STEP).clamp(STEP, MAX_EDGE);
+        if avx2 {
+            fill.max(AVX2_MIN_EDGE)
+        } else {
+            fill
+        }
+    };
     if rows <= square {
         (rows, cols.min(fill(rows)))
     } else if cols <= square {
         (rows.min(fill(cols)), cols)
+    } else if avx2 {
+        (AVX2_ROWS, cols.min(fill(AVX2_ROWS)))
     } else {
         (square, square)
     }
+}
+
+/// Rows of an AVX2 tile over two long sides ([`tile_edges`]).
+const AVX2_ROWS: usize = 64;
+/// Shortest long side (elements) of an AVX2 tile with a short one ([`tile_edges`]).
+const AVX2_MIN_EDGE: usize = 1024;
+
+/// Whether elements of `elem` bytes are copied by the AVX2 register kernel (`raw::lines256`)
+/// on this machine: 4 or 8 bytes with AVX2, not 4 bytes with AVX-512 (its own kernel).
+fn avx2_kernel(elem: usize) -> bool {
+    use super::cpu::{avx2, avx512};
+    (elem == 4 && avx2() && !avx512()) || (elem == 8 && avx2())
 }
 
 /// Longest tile edge (elements).

@@ -31,6 +31,8 @@ pub(crate) mod job;
 mod lanes;
 pub(crate) mod lines;
 #[cfg(target_arch = "x86_64")]
+mod lines256;
+#[cfg(target_arch = "x86_64")]
 mod lines512;
 mod loops;
 mod pack;

@@ -121,7 +121,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
                 Kernel::Avx2x4 => tile_avx2::<8>(s, rows, to, cols, stream, lines),
                 #[cfg(target_arch = "x86_64")]
                 Kernel::Avx2x8 => tile_avx2::<4>(s, rows, to, cols, stream, lines),
-                _ => tile_runs(s, rows, to, cols, 0, 0, e),
+                _ => tile_runs(s, rows, to, cols, e),
             }
         }
     }
@@ -189,26 +189,17 @@ unsafe fn copy_run(s: *const u8, d: *mut u8, len: usize) {
     }
 }
 
-/// The sub-tile of rows `r0..` and columns `c0..` of a tile, one element (`e` bytes) at a
-/// time: down each output column (a run of output bytes), the input's lines reused from one
-/// column to the next.
+/// A tile one element (`e` bytes) at a time: down each output column (a run of output
+/// bytes), the input's lines reused from one column to the next.
 ///
 /// # Safety
 /// Element `(r, c)` at `s + rows[r] + c·e` (readable) and `d + r·e + cols[c]` (writable), for
 /// every `r < rows.len()`, `c < cols.len()`; the two sides do not overlap.
-unsafe fn tile_runs(
-    s: *const u8,
-    rows: &[isize],
-    d: *mut u8,
-    cols: &[isize],
-    r0: usize,
-    c0: usize,
-    e: usize,
-) {
-    for (c, &col) in cols.iter().enumerate().skip(c0) {
+unsafe fn tile_runs(s: *const u8, rows: &[isize], d: *mut u8, cols: &[isize], e: usize) {
+    for (c, &col) in cols.iter().enumerate() {
         let from = s.wrapping_add(c * e);
         let to = d.wrapping_offset(col);
-        for (r, &row) in rows.iter().enumerate().skip(r0) {
+        for (r, &row) in rows.iter().enumerate() {
             let at = from.wrapping_offset(row);
             prefetch(at.wrapping_add(PREFETCH_AHEAD));
             // SAFETY: element (r, c), as the caller guarantees.
@@ -217,15 +208,13 @@ unsafe fn tile_runs(
     }
 }
 
-/// The tile in steps of `2L` rows × `L` columns of `32 / L`-byte elements: two `L × L` register
-/// transposes, after which each of the `L` output columns gets 64 contiguous bytes (streamed
-/// when asked and aligned, as `lines` says); the fringe goes through [`tile_runs`].
+/// The tile through the AVX2 register transposes of [`super::lines256`] (`32 / L`-byte
+/// elements), whole output registers streamed when asked and aligned, as `lines` says.
 ///
 /// # Safety
 /// As for [`tile_runs`] with `e = 32 / L`; the CPU has AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-#[allow(clippy::needless_range_loop)] // (the staged lines: a block's lanes go to rows)
 unsafe fn tile_avx2<const L: usize>(
     s: *const u8,
     rows: &[isize],
@@ -234,82 +223,19 @@ unsafe fn tile_avx2<const L: usize>(
     stream: bool,
     lines: OutputLines,
 ) {
-    use super::pack::transpose_lanes;
-    use std::arch::x86_64::*;
-    let e = 32 / L;
-    let (nr, nc) = (rows.len(), cols.len());
-    let (full_r, full_c) = (nr - nr % (2 * L), nc - nc % L);
     let aligned = stream && lines.aligned_to >= 32 && (d as usize).is_multiple_of(32);
-    // Streamed, each output column takes 128 bytes a step (strips of `4L` rows), its two
-    // lines back to back (see `transpose::lines_avx2`: 64-byte runs scattered over the
-    // output wrote at half the rate on a 2-core Zen 3).
-    let wide_r = if aligned { nr - nr % (4 * L) } else { 0 };
-    let mut wide = [s; 32];
-    for r in (0..wide_r).step_by(4 * L) {
-        for q in 0..4 * L {
-            wide[q] = s.wrapping_offset(rows[r + q]);
-        }
-        for c in (0..full_c).step_by(L) {
-            let mut staged = [[_mm256_setzero_ps(); 4]; 8];
-            for b in 0..4 {
-                let mut x = [_mm256_setzero_ps(); 8];
-                for q in 0..L {
-                    // SAFETY: row r+bL+q, columns c..c+L: inside the tile.
-                    x[q] = unsafe {
-                        _mm256_loadu_ps(wide[b * L + q].wrapping_add(c * e) as *const f32)
-                    };
-                }
-                let x = transpose_lanes::<L>(x);
-                for q in 0..L {
-                    staged[q][b] = x[q];
-                }
-            }
-            for (q, lines) in staged.iter().enumerate().take(L) {
-                let out = d.wrapping_offset(cols[c + q]).wrapping_add(r * e) as *mut f32;
-                for (b, &v) in lines.iter().enumerate() {
-                    // SAFETY: output column c+q, rows r+bL..r+(b+1)L: inside the tile;
-                    // 32-byte aligned (`aligned`, and `r·e` is a multiple of 128).
-                    unsafe { _mm256_stream_ps(out.wrapping_add(8 * b), v) };
-                }
-            }
-        }
-    }
-    let mut ptr = [s; 16];
-    for r in (wide_r..full_r).step_by(2 * L) {
-        for q in 0..2 * L {
-            ptr[q] = s.wrapping_offset(rows[r + q]);
-        }
-        for c in (0..full_c).step_by(L) {
-            let mut lo = [_mm256_setzero_ps(); 8];
-            let mut hi = [_mm256_setzero_ps(); 8];
-            for q in 0..L {
-                // SAFETY: rows r+q and r+L+q, columns c..c+L: inside the tile.
-                unsafe {
-                    lo[q] = _mm256_loadu_ps(ptr[q].wrapping_add(c * e) as *const f32);
-                    hi[q] = _mm256_loadu_ps(ptr[L + q].wrapping_add(c * e) as *const f32);
-                }
-            }
-            let (lo, hi) = (transpose_lanes::<L>(lo), transpose_lanes::<L>(hi));
-            for q in 0..L {
-                let out = d.wrapping_offset(cols[c + q]).wrapping_add(r * e) as *mut f32;
-                // SAFETY: output column c+q, rows r..r+2L: inside the tile; 32-byte aligned
-                // when streaming (`r·e` is a multiple of 64).
-                unsafe {
-                    if aligned {
-                        _mm256_stream_ps(out, lo[q]);
-                        _mm256_stream_ps(out.wrapping_add(8), hi[q]);
-                    } else {
-                        _mm256_storeu_ps(out, lo[q]);
-                        _mm256_storeu_ps(out.wrapping_add(8), hi[q]);
-                    }
-                }
-            }
-        }
-    }
-    // SAFETY: sub-tiles of the tile.
+    let close = rows.len() > 1 && rows[1].abs_diff(rows[0]) <= super::lines256::CLOSE_ROWS;
+    // SAFETY: element (r, c) at `s + rows[r] + c·e` and `d + r·e + cols[c]`: the caller's
+    // guarantees, which are `copy_tile`'s; every `d + cols[c]` is 32-byte aligned when
+    // streaming (`aligned`).
     unsafe {
-        tile_runs(s, &rows[..full_r], d, cols, 0, full_c, e);
-        tile_runs(s, rows, d, cols, full_r, 0, e);
+        super::lines256::copy_tile::<L>(
+            |r| s.wrapping_offset(rows[r]),
+            |c| d.wrapping_offset(cols[c]),
+            (rows.len(), cols.len()),
+            aligned,
+            close,
+        )
     }
 }
 
@@ -447,15 +373,19 @@ mod tests {
         }
     }
 
-    /// Sizes around the register kernels' steps (15, 16, 17, 49, 65 rows or columns, one-element
+    /// Sizes around the register kernels' steps (5, 14, 15, 16, 17, 49, 65 rows or columns, one-element
     /// dims, batches of 2-D transposes as in NCHW <-> NHWC), every element width the copy
     /// takes (4 and 8 bytes through the register kernels, 16 through the run copy), streamed
     /// (directly or staged as images) and not, tiles cut at odd edges, ranges split as two
     /// threads would run them.
     #[test]
     fn permuting_copies_at_tile_edges_match_the_naive_loop() {
-        let cases: [(&[usize], &[usize]); 17] = [
+        let cases: [(&[usize], &[usize]); 19] = [
             (&[15, 16], &[1, 0]),
+            // tiles shorter than a register step (14 and 5 rows: the edge blocks alone), the
+            // last columns short of a register too
+            (&[14, 45, 3], &[1, 0, 2]),
+            (&[5, 4, 19, 3], &[1, 2, 0, 3]),
             // strips of 32 and 16 rows (streamed 4-byte elements), then the fringe
             (&[49, 17], &[1, 0]),
             (&[65, 9, 2], &[1, 0, 2]),

@@ -9,6 +9,8 @@
 //! [`super`].
 
 #[cfg(target_arch = "x86_64")]
+use super::lines256;
+#[cfg(target_arch = "x86_64")]
 use super::lines512;
 use super::pack;
 use super::Block;
@@ -138,18 +140,16 @@ unsafe fn fringe(
 }
 
 /// A transpose of an `nr × nc` tile of `L`-lane elements (4 bytes for `L = 8`, 8 bytes for
-/// `L = 4`): element `(r, c)` at `src + r·sr + c·size` goes to `dst + r·size + c·dc`. Steps
-/// of `2L` rows × `L` columns: two `L × L` register transposes, after which each of the `L`
-/// output rows gets 64 contiguous bytes; streamed (when `stream` and the output is aligned),
-/// taller strips whose output runs are 2 or 4 lines ([`staged_strips`]). Columns short of a
-/// register at either end go through masked loads ([`masked_columns`]).
+/// `L = 4`): element `(r, c)` at `src + r·sr + c·size` goes to `dst + r·size + c·dc`, through
+/// the register transposes of [`lines256`] (streamed when `stream` and the output is
+/// aligned), the input's first columns through masked loads where its rows start off a
+/// 32-byte boundary ([`masked_columns`]).
 ///
 /// # Safety
 /// Every `(r, c)` with `r < nr`, `c < nc` addresses a valid element on both sides, writable
 /// in `dst`, the two not overlapping; the CPU has AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-#[allow(clippy::needless_range_loop)] // (the staged lines: a block's lanes go to rows)
 unsafe fn lines_avx2<const L: usize>(
     src: *const u8,
     sr: isize,
@@ -158,7 +158,6 @@ unsafe fn lines_avx2<const L: usize>(
     (nr, nc): (usize, usize),
     stream: bool,
 ) {
-    use std::arch::x86_64::*;
     let size = 32 / L;
     // Input rows that start off a 32-byte boundary (numpy's large arrays start 16 bytes
     // past a line) would split every other load over two lines: their first columns go
@@ -178,74 +177,30 @@ unsafe fn lines_avx2<const L: usize>(
             return lines_avx2::<L>(src, sr, dst, dc, (nr, nc - head), stream);
         }
     }
-    let step_r = 2 * L;
-    let (full_r, full_c) = (nr - nr % step_r, nc - nc % L);
-    // `_mm256_stream_ps` needs 32-byte aligned addresses: every store below is at `dst +
-    // r·size + c·dc (+ 32)` with `r·size` a multiple of 64.
-    let stream = stream && (dst as usize).is_multiple_of(32) && dc % 32 == 0;
-    let load = |p: *const u8, q: usize| {
-        // SAFETY: called below only for rows and columns inside the tile.
-        unsafe { _mm256_loadu_ps(p.wrapping_offset(q as isize * sr) as *const f32) }
-    };
-    // Streamed, each output row takes a run of 2 or 4 whole lines a step, staged so that
-    // they leave back to back (`staged_strips`): 4 where the strip's 8L input rows lie close
-    // (rows at most 1 KiB apart), else 2 (tall strips of rows far apart read slower).
-    let wide_r = match (stream, sr.unsigned_abs() <= 1024) {
-        (false, _) => 0,
-        // SAFETY: the caller's tile; aligned for the streamed stores (checked above).
-        (true, true) => unsafe { staged_strips::<L, 8>(src, sr, dst, dc, (nr, full_c)) },
-        // SAFETY: as above.
-        (true, false) => unsafe { staged_strips::<L, 4>(src, sr, dst, dc, (nr, full_c)) },
-    };
-    for r in (wide_r..full_r).step_by(step_r) {
-        for c in (0..full_c).step_by(L) {
-            let s = src.wrapping_offset(r as isize * sr + (c * size) as isize);
-            let s2 = s.wrapping_offset(L as isize * sr);
-            let mut lo = [_mm256_setzero_ps(); 8];
-            let mut hi = [_mm256_setzero_ps(); 8];
-            for q in 0..L {
-                lo[q] = load(s, q);
-                hi[q] = load(s2, q);
-            }
-            let (lo, hi) = (
-                pack::transpose_lanes::<L>(lo),
-                pack::transpose_lanes::<L>(hi),
-            );
-            let d = dst.wrapping_offset((r * size) as isize + c as isize * dc);
-            for q in 0..L {
-                let row = d.wrapping_offset(q as isize * dc) as *mut f32;
-                // SAFETY: output row c+q, elements r..r+2L: inside the tile; aligned to 32
-                // bytes when streaming (checked above).
-                unsafe {
-                    if stream {
-                        _mm256_stream_ps(row, lo[q]);
-                        _mm256_stream_ps(row.wrapping_add(8), hi[q]);
-                    } else {
-                        _mm256_storeu_ps(row, lo[q]);
-                        _mm256_storeu_ps(row.wrapping_add(8), hi[q]);
-                    }
-                }
-            }
-        }
-    }
-    // SAFETY: sub-tiles of the caller's tile: the last columns (fewer than a register's),
-    // then the rows left.
+    let aligned = (dst as usize).is_multiple_of(32) && dc % 32 == 0;
+    // SAFETY: element (r, c) at `src + r·sr + c·size` and `dst + r·size + c·dc`: the caller's
+    // guarantees, which are `copy_tile`'s; every `dst + c·dc` is 32-byte aligned when
+    // streaming (`aligned`).
     unsafe {
-        if full_c < nc {
-            masked_columns::<L>(src, sr, dst, dc, nr, (full_c, nc - full_c, 0));
-        }
-        fringe(src, sr, dst, dc, (full_r, nr), (0, full_c), size);
+        lines256::copy_tile::<L>(
+            |r| src.wrapping_offset(r as isize * sr),
+            |c| dst.wrapping_offset(c as isize * dc),
+            (nr, nc),
+            stream && aligned,
+            sr.unsigned_abs() <= lines256::CLOSE_ROWS,
+        )
     }
 }
 
 /// Columns `c0..c0 + k` of a [`lines_avx2`] tile (`0 < k < L`), fewer than a register's:
-/// each block of `L` rows is loaded as the `L` elements from `first` columns before `c0`
-/// (`first + k <= L`) with the lanes outside the columns masked off (not read: they may lie
-/// outside the tile), transposed, and the transposed rows of the `k` columns stored. For the
-/// head of a tile whose input rows start off a 32-byte boundary (the `k` columns before it,
-/// `first = L - k`) and the tail past the last whole register (`first = 0`). (Through the
-/// scalar fringe, the 4 head columns of NHWC -> NCHW's 64-column tiles from numpy's arrays
-/// cost it a third of its speed on the Zen 3.)
+/// each block of `L` rows (and the rows left) is loaded as the `L` elements from `first`
+/// columns before `c0` (`first + k <= L`) with the lanes outside the columns masked off
+/// ([`lines256`]: not read, they may lie outside the tile), transposed, and the
+/// transposed rows of the `k` columns stored. For the head of a tile whose input rows start
+/// off a 32-byte boundary (the `k` columns before it, `first = L - k`) and the tail past the
+/// last whole register (`first = 0`). (Through the scalar fringe, the 4 head columns of
+/// NHWC -> NCHW's 64-column tiles from numpy's arrays cost it a third of its speed on the
+/// Zen 3.)
 ///
 /// # Safety
 /// As for [`lines_avx2`], for the columns `c0..c0 + k`.
@@ -259,98 +214,22 @@ unsafe fn masked_columns<const L: usize>(
     nr: usize,
     (c0, k, first): (usize, usize, usize),
 ) {
-    use std::arch::x86_64::*;
     let size = 32 / L;
-    // the float lanes of bytes `first·size .. (first + k)·size`
-    let (lo, hi) = (first * size, (first + k) * size);
-    let lane = |i: usize| if (lo..hi).contains(&(4 * i)) { -1 } else { 0 };
-    let mask = _mm256_setr_epi32(
-        lane(0),
-        lane(1),
-        lane(2),
-        lane(3),
-        lane(4),
-        lane(5),
-        lane(6),
-        lane(7),
-    );
     let base = src.wrapping_add(c0 * size).wrapping_sub(first * size);
-    let full_r = nr - nr % L;
-    for r in (0..full_r).step_by(L) {
-        let mut x = [_mm256_setzero_ps(); 8];
-        for (q, xq) in x.iter_mut().enumerate().take(L) {
-            let p = base.wrapping_offset((r + q) as isize * sr) as *const f32;
-            // SAFETY: the lanes the mask keeps are columns c0..c0+k of input row r+q, inside
-            // the tile; `maskload` does not touch the masked-off ones.
-            *xq = unsafe { _mm256_maskload_ps(p, mask) };
-        }
-        let x = pack::transpose_lanes::<L>(x);
-        for j in 0..k {
-            let row = dst.wrapping_offset((c0 + j) as isize * dc + (r * size) as isize) as *mut f32;
-            // SAFETY: output row c0+j (input column c0+j), elements r..r+L: inside the tile.
-            unsafe { _mm256_storeu_ps(row, x[first + j]) };
-        }
+    for r in (0..nr).step_by(L) {
+        let from = base.wrapping_offset(r as isize * sr);
+        let to = dst.wrapping_offset(c0 as isize * dc + (r * size) as isize);
+        // SAFETY: rows r..r+L (or the rest), columns c0..c0+k: inside the tile; lanes `first..
+        // first + k` of `from`'s rows are those columns.
+        unsafe {
+            lines256::edge_block::<L>(
+                |q| from.wrapping_offset(q as isize * sr),
+                |j| to.wrapping_offset(j as isize * dc),
+                (nr - r).min(L),
+                (first, k),
+            )
+        };
     }
-    // SAFETY: the rows left, columns c0..c0+k: a sub-tile of the caller's tile.
-    unsafe { fringe(src, sr, dst, dc, (full_r, nr), (c0, c0 + k), size) };
-}
-
-/// The streamed strips of [`lines_avx2`]: `B` register blocks of `L` rows a strip, so that
-/// each output row takes `32·B` bytes a step, staged until the strip's blocks are transposed
-/// and then stored back to back. On a 2-core Zen 3, non-temporal stores of one line at a
-/// time scattered over the output rows wrote at half the rate of 2-line runs and a third of
-/// 4-line ones (a write-only test: 6.6, 12.8 and 21.7 GB/s). In a scratch harness with the
-/// walk's tiles: 4096² float32 transposes (rows 16 KiB apart) 10.6-11.6 GB/s with 1-line
-/// runs, 11.2-14.7 with 2 and 10.5-13.4 with 4; the NHWC -> NCHW-like 50176 × 64 (rows 256
-/// bytes apart) 7.0-7.9 with 2, 10.3-14.6 with 4, and 12544 × 256 13.1-13.9 against
-/// 15.7-23.0. Returns the rows done: `nr` less its remainder.
-///
-/// # Safety
-/// As for [`lines_avx2`], with the output 32-byte aligned as its streamed stores want
-/// (`dst` and `dc`).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[allow(clippy::needless_range_loop)] // (a block's lanes go to rows)
-unsafe fn staged_strips<const L: usize, const B: usize>(
-    src: *const u8,
-    sr: isize,
-    dst: *mut u8,
-    dc: isize,
-    (nr, full_c): (usize, usize),
-) -> usize {
-    use std::arch::x86_64::*;
-    let size = 32 / L;
-    let strip = B * L;
-    let done = nr - nr % strip;
-    for r in (0..done).step_by(strip) {
-        for c in (0..full_c).step_by(L) {
-            let mut staged = [[_mm256_setzero_ps(); B]; 8];
-            for b in 0..B {
-                let s = src.wrapping_offset((r + b * L) as isize * sr + (c * size) as isize);
-                let mut x = [_mm256_setzero_ps(); 8];
-                for q in 0..L {
-                    // SAFETY: input row r+bL+q, columns c..c+L: inside the tile.
-                    x[q] = unsafe {
-                        _mm256_loadu_ps(s.wrapping_offset(q as isize * sr) as *const f32)
-                    };
-                }
-                let x = pack::transpose_lanes::<L>(x);
-                for q in 0..L {
-                    staged[q][b] = x[q];
-                }
-            }
-            let d = dst.wrapping_offset((r * size) as isize + c as isize * dc);
-            for (q, lines) in staged.iter().enumerate().take(L) {
-                let row = d.wrapping_offset(q as isize * dc) as *mut f32;
-                for (b, &v) in lines.iter().enumerate() {
-                    // SAFETY: output row c+q, elements r+bL..r+(b+1)L: inside the tile;
-                    // 32-byte aligned (`dst`, `dc`, and `r·size` a multiple of 128).
-                    unsafe { _mm256_stream_ps(row.wrapping_add(8 * b), v) };
-                }
-            }
-        }
-    }
-    done
 }
 
 /// [`lines_avx2`] for 4-byte elements with AVX-512: 16 × 16 blocks, output row by output
