@@ -196,11 +196,11 @@ unsafe fn lines_avx2<const L: usize>(
 /// each block of `L` rows (and the rows left) is loaded as the `L` elements from `first`
 /// columns before `c0` (`first + k <= L`) with the lanes outside the columns masked off
 /// ([`lines256`]: not read, they may lie outside the tile), transposed, and the
-/// transposed rows of the `k` columns stored. For the head of a tile whose input rows start
-/// off a 32-byte boundary (the `k` columns before it, `first = L - k`) and the tail past the
-/// last whole register (`first = 0`). (Through the scalar fringe, the 4 head columns of
-/// NHWC -> NCHW's 64-column tiles from numpy's arrays cost it a third of its speed on the
-/// Zen 3.)
+/// transposed rows of the `k` columns stored: the head of a tile whose input rows start off
+/// a 32-byte boundary (the `k` columns before it, `first = L - k`; the tail past the last
+/// whole register is [`lines256::copy_tile`]'s own edge). (Through the scalar fringe, the 4
+/// head columns of NHWC -> NCHW's 64-column tiles from numpy's arrays cost it a third of its
+/// speed on the Zen 3.)
 ///
 /// # Safety
 /// As for [`lines_avx2`], for the columns `c0..c0 + k`.
