@@ -346,7 +346,10 @@ unsafe fn row_f16_avx2(
 }
 
 /// Copies `size0 × size1` elements of `width` bytes each between two operands (out, src)
-/// without interpreting them: a row `memcpy` when both are contiguous.
+/// without interpreting them, as unsigned integers of that width through [`map1`] (whose
+/// contiguous rows the compiler vectorizes). (A C-library `memcpy` per row instead was no
+/// faster on the 1588-byte rows of (46, 111, 4, 397) by (1, 2, 0, 3) on a 2-core Zen 3:
+/// 13.2-17.0 GB/s against 12.5-16.5, alternating builds.)
 pub(crate) fn copy_bytes(blk: &Block, width: usize) {
     match width {
         1 => map1::<u8, u8>(blk, |x| x),
