@@ -100,7 +100,7 @@ pub(crate) fn unpack(blk: &Block, k: usize, width: usize, scratch: &[Line], ld: 
 /// Copies an `n0 × n1` tile of `width`-byte elements: `(i, j)` from `src + i·s0 + j·s1` to
 /// `dst + i·d0 + j·d1`. When one side is contiguous along i and the other along j (a
 /// transpose) and the elements are 4 or 8 bytes, AVX2 transposes 8 × 8 / 4 × 4 blocks in
-/// registers; otherwise a scalar loop reads the source along its faster dim.
+/// registers ([`super::lines256`], plain stores); otherwise a scalar loop reads the source along its faster dim.
 ///
 /// # Safety
 /// Every `(i, j)` with `i < n0`, `j < n1` must address a valid, aligned element of `width`
@@ -123,11 +123,17 @@ pub(super) unsafe fn copy_tile(
     };
     #[cfg(target_arch = "x86_64")]
     if sc == w && dr == w && (width == 4 || width == 8) && wide() {
-        // SAFETY: the caller's guarantees (the same tile, dims renamed); AVX2 checked.
+        let (in_row, out_col) = (
+            |r: usize| src.wrapping_offset(r as isize * sr),
+            |c: usize| dst.wrapping_offset(c as isize * dc),
+        );
+        // SAFETY: the caller's guarantees (the same tile, dims renamed: element (r, c) at
+        // `in_row(r) + c·width` and `out_col(c) + r·width`), which are `copy_tile`'s; AVX2
+        // checked; plain stores.
         unsafe {
             match width {
-                4 => transpose_avx2::<8>(src, sr, dst, dc, nr, nc),
-                _ => transpose_avx2::<4>(src, sr, dst, dc, nr, nc),
+                4 => super::lines256::copy_tile::<8>(in_row, out_col, (nr, nc), false, false),
+                _ => super::lines256::copy_tile::<4>(in_row, out_col, (nr, nc), false, false),
             }
         };
         return;
@@ -172,62 +178,6 @@ pub(super) unsafe fn copy_elements<T: Copy>(
                 (d.wrapping_offset(c as isize * dc) as *mut T).write_unaligned(v);
             }
         }
-    }
-}
-
-/// A transpose of an `nr × nc` tile of `L`-lane elements (4 bytes for `L = 8`, 8 bytes for
-/// `L = 4`: one 256-bit register holds a row of L): element `(r, c)` is at `src + r·sr +
-/// c·size` and goes to `dst + r·size + c·dc`. Whole `L × L` blocks go through registers; the
-/// fringe is copied one element at a time.
-///
-/// # Safety
-/// As for [`copy_tile`] (source contiguous along c, destination along r), and the CPU has
-/// AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn transpose_avx2<const L: usize>(
-    src: *const u8,
-    sr: isize,
-    dst: *mut u8,
-    dc: isize,
-    nr: usize,
-    nc: usize,
-) {
-    use std::arch::x86_64::*;
-    let size = (32 / L) as isize;
-    let (full_r, full_c) = (nr - nr % L, nc - nc % L);
-    for r in (0..full_r).step_by(L) {
-        for c in (0..full_c).step_by(L) {
-            let s = src.wrapping_offset(r as isize * sr + c as isize * size);
-            let d = dst.wrapping_offset(r as isize * size + c as isize * dc);
-            // SAFETY: rows r..r+L and columns c..c+L are inside the tile (full blocks only).
-            unsafe {
-                let mut x = [_mm256_setzero_ps(); 8];
-                for (q, v) in x.iter_mut().enumerate().take(L) {
-                    *v = _mm256_loadu_ps(s.wrapping_offset(q as isize * sr) as *const f32);
-                }
-                let y = transpose_lanes::<L>(x);
-                for (q, v) in y.iter().enumerate().take(L) {
-                    _mm256_storeu_ps(d.wrapping_offset(q as isize * dc) as *mut f32, *v);
-                }
-            }
-        }
-    }
-    // The fringe: columns past the last full block in every row, then the remaining rows.
-    let w = size;
-    // SAFETY: inside the tile, as the caller guarantees.
-    unsafe {
-        let tail = |r0: usize, r1: usize, c0: usize| {
-            let s = src.wrapping_offset(r0 as isize * sr + c0 as isize * w);
-            let d = dst.wrapping_offset(r0 as isize * w + c0 as isize * dc);
-            if L == 8 {
-                copy_elements::<u32>(s, (sr, w), d, (w, dc), (r1 - r0, nc - c0));
-            } else {
-                copy_elements::<u64>(s, (sr, w), d, (w, dc), (r1 - r0, nc - c0));
-            }
-        };
-        tail(0, full_r, full_c);
-        tail(full_r, nr, 0);
     }
 }
 
