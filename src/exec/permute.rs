@@ -121,21 +121,22 @@ pub const GROUP_TARGET: usize = 1024;
 /// written per row), a square when both are long, else the short side whole and the other
 /// longer; rows a multiple of 16 (a register transpose's step) where they are cut.
 ///
-/// The AVX2 kernel ([`avx2_kernel`], `raw::lines256`) walks a tile in strips of 16-64 rows,
-/// each across the tile's whole width: there long input runs matter more than output runs
-/// longer than a strip's (short input runs leave the hardware prefetchers little to follow),
-/// so two long sides take [`AVX2_ROWS`] rows and the long side of a tile with a short one is
-/// at least [`AVX2_MIN_EDGE`]. On a 2-core Zen 3 (1 thread, 8M float32, 3 runs alternating)
-/// the 176 × 176 squares of a 512 KiB L2 ran the (9, 1449, 86, 7) reversal at 18-30% of the
-/// copy limit, (30, 106, 3, 21, 16, 3) by (5, 3, 4, 2, 0, 1) at 22-28% and (13, 27, 21, 24,
-/// 13, 4) by (3, 5, 4, 1, 0, 2) at 15-23%; 64 × 1024 tiles at 28-47, 33-41 and 30-37% (64 ×
-/// 2048 and 32 × 1024 close behind, 128 × 512 no better than the squares); the 78 rows of
-/// (78, 80, 85, 16) by (1, 3, 2, 0) 31-33% with 416 columns, 34-39% with 1024.
+/// The AVX2 kernels ([`TileKernel::Avx2x4`], [`TileKernel::Avx2x8`]: `raw::lines256`) walk
+/// a tile in strips of 16-64 rows, each across the tile's whole width: there long input runs
+/// matter more than output runs longer than a strip's (short input runs leave the hardware
+/// prefetchers little to follow), so two long sides take [`AVX2_ROWS`] rows and the long side
+/// of a tile with a short one is at least [`AVX2_MIN_EDGE`]. On a 2-core Zen 3 (1 thread, 8M
+/// float32, 3 runs alternating) the 176 × 176 squares of a 512 KiB L2 ran the (9, 1449, 86,
+/// 7) reversal at 18-30% of the copy limit, (30, 106, 3, 21, 16, 3) by (5, 3, 4, 2, 0, 1)
+/// at 22-28% and (13, 27, 21, 24, 13, 4) by (3, 5, 4, 1, 0, 2) at 15-23%; 64 × 1024 tiles at
+/// 28-47, 33-41 and 30-37% (64 × 2048 and 32 × 1024 close behind, 128 × 512 no better than
+/// the squares); the 78 rows of (78, 80, 85, 16) by (1, 3, 2, 0) 31-33% with 416 columns,
+/// 34-39% with 1024.
 fn tile_edges(elem: usize, rows: usize, cols: usize) -> (usize, usize) {
     const STEP: usize = 16;
     let elements = (super::cache::sizes().l2 / 4 / elem).max(STEP * STEP);
     let square = (elements.isqrt() / STEP * STEP).max(STEP);
-    let avx2 = avx2_kernel(elem);
+    let avx2 = TileKernel::for_elem(elem).avx2();
     let fill = |short: usize| {
         let fill = (elements / short.max(1) / STEP * STEP).clamp(STEP, MAX_EDGE);
         if avx2 {
@@ -160,11 +161,38 @@ const AVX2_ROWS: usize = 64;
 /// Shortest long side (elements) of an AVX2 tile with a short one ([`tile_edges`]).
 const AVX2_MIN_EDGE: usize = 1024;
 
-/// Whether elements of `elem` bytes are copied by the AVX2 register kernel (`raw::lines256`)
-/// on this machine: 4 or 8 bytes with AVX2, not 4 bytes with AVX-512 (its own kernel).
-fn avx2_kernel(elem: usize) -> bool {
-    use super::cpu::{avx2, avx512};
-    (elem == 4 && avx2() && !avx512()) || (elem == 8 && avx2())
+/// The register kernel that copies a permutation's tiles of `elem`-byte elements on this
+/// machine: the one home of this choice, for the tile edges ([`tile_edges`]) and the
+/// executor (`raw::permute`), so that tiles are always sized for the kernel that runs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TileKernel {
+    /// 4-byte elements in 16 × 16 AVX-512 register transposes (`raw::lines512`).
+    Avx512x4,
+    /// 4-byte elements in 8 × 8 AVX2 register transposes (`raw::lines256`).
+    Avx2x4,
+    /// 8-byte elements in 4 × 4 AVX2 register transposes (`raw::lines256`).
+    Avx2x8,
+    /// Any other element (or CPU): run by run, down the output's columns.
+    Runs,
+}
+
+impl TileKernel {
+    /// The kernel for `elem`-byte elements on the CPU this runs on.
+    pub fn for_elem(elem: usize) -> TileKernel {
+        use super::cpu::{avx2, avx512};
+        match elem {
+            4 if avx512() => TileKernel::Avx512x4,
+            4 if avx2() => TileKernel::Avx2x4,
+            8 if avx2() => TileKernel::Avx2x8,
+            _ => TileKernel::Runs,
+        }
+    }
+
+    /// Whether it is one of the AVX2 kernels (`raw::lines256`), whose tiles [`tile_edges`]
+    /// shapes for long input runs.
+    fn avx2(self) -> bool {
+        matches!(self, TileKernel::Avx2x4 | TileKernel::Avx2x8)
+    }
 }
 
 /// Longest tile edge (elements).

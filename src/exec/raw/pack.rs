@@ -100,7 +100,8 @@ pub(crate) fn unpack(blk: &Block, k: usize, width: usize, scratch: &[Line], ld: 
 /// Copies an `n0 × n1` tile of `width`-byte elements: `(i, j)` from `src + i·s0 + j·s1` to
 /// `dst + i·d0 + j·d1`. When one side is contiguous along i and the other along j (a
 /// transpose) and the elements are 4 or 8 bytes, AVX2 transposes 8 × 8 / 4 × 4 blocks in
-/// registers ([`super::lines256`], plain stores); otherwise a scalar loop reads the source along its faster dim.
+/// registers ([`super::lines256`], plain stores); otherwise a scalar loop reads the source
+/// along its faster dim.
 ///
 /// # Safety
 /// Every `(i, j)` with `i < n0`, `j < n1` must address a valid, aligned element of `width`

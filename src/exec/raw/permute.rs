@@ -8,33 +8,7 @@
 
 use super::tile_image::{ImageLayout, Images};
 use super::SendPtr;
-use crate::exec::permute::PermuteCopy;
-
-/// Which register kernel a tile takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kernel {
-    Avx512x4,
-    Avx2x4,
-    Avx2x8,
-    Runs,
-}
-
-fn kernel(elem: usize) -> Kernel {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if elem == 4 && crate::exec::cpu::avx512() {
-            return Kernel::Avx512x4;
-        }
-        if super::wide() {
-            match elem {
-                4 => return Kernel::Avx2x4,
-                8 => return Kernel::Avx2x8,
-                _ => {}
-            }
-        }
-    }
-    Kernel::Runs
-}
+use crate::exec::permute::{PermuteCopy, TileKernel as Kernel};
 
 /// Copies work items `begin..end` of `p` (see [`PermuteCopy::items`]) from the input at `src`
 /// to the output at `dst`.
@@ -52,7 +26,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
     let mut in_row = vec![0isize; p.tile_r];
     let mut out_col = vec![0isize; p.tile_c];
     let mut have = (usize::MAX, usize::MAX);
-    let k = kernel(e);
+    let k = Kernel::for_elem(e);
     let mut lines = OutputLines::default();
     // staged tiles (`tile_image`): their images' layout, and the scratch they wait in (made
     // at the first staged tile)
@@ -112,7 +86,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         // `o`: at `s + rows[r] + c·e` in the input and `d + r·e + cols[c]` in the output, by
         // the construction of the tables (`Group::offsets`) and the caller's guarantees —
         // or, staged, at `to + r·e + layout.cols[c]` in the image, which holds `nc` columns
-        // of `nr·e` bytes; the kernels' CPU features were checked by `kernel`.
+        // of `nr·e` bytes; the kernels' CPU features were checked by `Kernel::for_elem`.
         unsafe {
             match k {
                 #[cfg(target_arch = "x86_64")]
