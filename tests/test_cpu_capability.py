@@ -56,6 +56,16 @@ PROBE = textwrap.dedent(
             out[f"{name} nan {dtype}"] = f(fi.asarray(ties)).numpy()
             rows = fi.asarray(ties[:200_000].reshape(400, 500))
             out[f"{name} dim1 {dtype}"] = f(rows, 1).numpy()
+        # 64 chunks (amax/amin four chunks side by side, in explicit vectors with AVX2):
+        # zeros of both signs as the largest (smallest), then a NaN in one chunk
+        zeros = np.round(-np.abs(rng.normal(0, 1, 64 * 32768 + 5)) / 4).astype(dtype)
+        zeros[np.flatnonzero(zeros == 0)[::3]] = 0.0
+        for name, sign in (("amax", 1), ("amin", -1)):
+            f = getattr(fi, name)
+            out[f"{name} zeros {dtype}"] = f(fi.asarray(sign * zeros)).numpy()
+            with_nan = sign * zeros
+            with_nan[37 * 32768 + 11] = np.nan
+            out[f"{name} zeros nan {dtype}"] = f(fi.asarray(with_nan)).numpy()
     for dtype in ("float32", "float64", "int16"):
         a = (rng.normal(0, 100, (3, 37, 41, 19))).astype(dtype)
         t = fi.asarray(a)

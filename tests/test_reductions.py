@@ -273,6 +273,31 @@ def test_nan_propagation_and_first_index_of_ties():
     assert_same(fi.argmin(share(ties)), torch.argmin(ties))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_amax_amin_of_long_runs_with_nan_and_infinities(dtype):
+    """Runs of many chunks (taken four chunks side by side, through the explicit vector loops
+    where the CPU has AVX2): torch's values, a NaN or an infinity anywhere in any chunk, the
+    whole array or rows of it."""
+    g = torch.Generator().manual_seed(7)
+    # 64 chunks and a bit: at least four to a piece of the parallel split on 2-8 threads
+    n = 64 * 32768 + 517
+    base = (torch.rand(n, generator=g, dtype=torch.float64) * 200 - 100).to(dtype)
+    spots = [0, 5, 32768 * 2 + 1023, 32768 * 37 + 1024, n - 1]
+    for name in ("amax", "amin"):
+        for spot, value in itertools.product(spots, [float("nan"), float("inf"), -float("inf")]):
+            t = base.clone()
+            t[spot] = value
+            assert_same(
+                getattr(fi, name)(share(t)), getattr(torch, name)(t), what=f"{spot} {value}: "
+            )
+        assert_same(getattr(fi, name)(share(base)), getattr(torch, name)(base))
+        rows = base[: 8 * 262144].reshape(8, 262144).clone()
+        rows[4, 140000] = float("nan")
+        for d in (1, None):
+            dd = () if d is None else d
+            assert_same(getattr(fi, name)(share(rows), dd), getattr(torch, name)(rows, dd))
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_half_prod_multiplies_in_the_dtype_in_torch_order(dtype):
     # each product rounded to the dtype: 60000 * 60000 overflows float16 to inf, times 0 is

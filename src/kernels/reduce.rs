@@ -661,6 +661,10 @@ impl<T: Ordered, const MAX: bool> Reducer for Extremum<T, MAX> {
     fn is_nan(&self, a: T::Key) -> bool {
         a != a
     }
+    #[inline(always)]
+    fn float_extremum(&self) -> Option<bool> {
+        Some(MAX)
+    }
 }
 
 fn extremum(max: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Array> {

@@ -25,6 +25,7 @@
 //! references, so aliasing is allowed.
 
 mod add_lanes;
+mod extremum_lanes;
 pub(crate) mod gemm;
 mod isa;
 pub(crate) mod job;
