@@ -670,18 +670,20 @@ unsafe fn extremum_blocks<R: Reducer, const K: usize>(
     }
 }
 
-/// [`UNITS`] units of a plain float sum (`sum`) reduced side by side: unit `k` the positions
-/// `[n0s[k], n1s[k])` of the reduced dims from `bases[k]`. Each unit gets the bits
-/// [`reduce_range`] gives it: whole blocks through [`plain_block_sums`], block `b` of every
-/// unit in one call, each into the unit's own counter, the rest as `reduce_range` does.
+/// [`UNITS`] units of a plain float sum (`sum`) or a float amax/amin ([`side_by_side_kind`])
+/// reduced side by side: unit `k` the positions `[n0s[k], n1s[k])` of the reduced dims from
+/// `bases[k]`. Each unit gets the bits [`reduce_range`] gives it: whole blocks through
+/// [`plain_block_sums`] (amax/amin: [`extremum_blocks`], else the lanes' exact loop), block
+/// `b` of every unit in one call, each into the unit's own counter, the rest as
+/// `reduce_range` does.
 ///
 /// Why: one stream read a 64 MB float32 array at 41 GB/s, four streams a chunk apart at
-/// 48-57 (1 thread, this machine; torch's sum: 52), the memory serving several pages at once;
-/// a 16 MB one (in the last-level cache) at 94-100 as consecutive blocks, 112-115 as four
-/// streams. Rows of 4096 float32 (64 MB): 0.83x torch one at a time, 1.07x four (a quarter
-/// of the work's piece apart, see [`reduce`]). `None`
-/// (nothing read) unless every unit is one contiguous run of the same length (at least a
-/// block) and the runs are equally spaced by a whole number of cache lines.
+/// 48-57 (1 thread, an AVX-512 machine; torch's sum: 52), the memory serving several pages
+/// at once; a 16 MB one (in the last-level cache) at 94-100 as consecutive blocks, 112-115 as
+/// four streams. Rows of 4096 float32 (64 MB): 0.83x torch one at a time, 1.07x four (a
+/// quarter of the work's piece apart, see [`reduce`]). `None` (nothing read) unless every
+/// unit is one contiguous run of the same length (at least a block) and the runs are equally
+/// spaced by a whole number of cache lines.
 ///
 /// # Safety
 /// As for [`reduce_range`], for each unit.
