@@ -1,0 +1,149 @@
+"""Two builds of ferroiter's extension compared in one process: the speed of a change.
+
+On a machine whose memory bandwidth swings between runs (the 2-core development VM: a copy's
+GB/s moved 1.5-2x within minutes), two builds timed in separate processes can disagree by 30%
+for the same code. Here both builds' extension modules are loaded side by side (two copies of
+the shared library, each with its own state) and each case is timed with both, alternating
+which goes first, round after round: the ratio of their best times repeats to a few per cent.
+
+    python scripts/bench_ab.py BUILD_A BUILD_B [--threads 1] [--rows perms,layout,reduce]
+
+A build is a `_ferroiter*.so` file or a folder holding one (a staged copy of
+`python/ferroiter`, or `target/quick` after `cargo build --profile quick --features python`,
+whose `libferroiter.so` is taken too). Prints GB/s per case for each build and the ratio B / A
+(> 1: B is faster), with the median ratio per group of rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from ferroiter._bench.rows import random_permutations
+
+Case = tuple[str, int, Callable[[ModuleType], Callable[[], object]]]
+
+
+def load(build: str) -> ModuleType:
+    """The extension module of `build` (a file or a folder holding one), loaded under the
+    package's module name but separately from any other copy."""
+    path = Path(build)
+    if path.is_dir():
+        found = sorted(path.glob("_ferroiter*.so")) + sorted(path.glob("libferroiter.so"))
+        if not found:
+            raise SystemExit(f"{build}: no _ferroiter*.so or libferroiter.so in it")
+        path = found[0]
+    spec = importlib.util.spec_from_file_location("ferroiter._ferroiter", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"{build}: not loadable as an extension module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _array(shape: tuple[int, ...], dtype: type = np.float32) -> np.ndarray:
+    return np.random.default_rng(0).random(shape).astype(dtype)
+
+
+def perm_cases() -> list[Case]:
+    """The bench's 12 random 3-6-dim permutations of ~8M float32 (`.contiguous()`)."""
+    cases: list[Case] = []
+    for shape, perm in random_permutations(8 << 20, 12):
+        a = _array(shape)
+
+        def make(m: ModuleType, a: np.ndarray = a, perm: tuple[int, ...] = perm):
+            view = m.from_numpy(a).permute(*perm)
+            return view.contiguous
+
+        cases.append((f"{shape} by {perm}", 8 * a.size, make))
+    return cases
+
+
+def layout_cases() -> list[Case]:
+    """Transposes and NCHW <-> NHWC as permuted copies (`.contiguous()`)."""
+    cases: list[Case] = []
+    for shape, perm in [
+        ((4096, 4096), (1, 0)),
+        ((2048, 8192), (1, 0)),
+        ((16, 64, 56, 56), (0, 2, 3, 1)),
+        ((16, 56, 56, 64), (0, 3, 1, 2)),
+    ]:
+        a = _array(shape)
+
+        def make(m: ModuleType, a: np.ndarray = a, perm: tuple[int, ...] = perm):
+            return m.from_numpy(a).permute(*perm).contiguous
+
+        cases.append((f"{shape} by {perm}", 8 * a.size, make))
+    return cases
+
+
+def reduce_cases() -> list[Case]:
+    """sum, amax and amin of 16M float32 and float64."""
+    cases: list[Case] = []
+    for dtype in (np.float32, np.float64):
+        a = _array((16 << 20,), dtype)
+        for name in ("sum", "amax", "amin"):
+
+            def make(m: ModuleType, a: np.ndarray = a, name: str = name):
+                x = m.from_numpy(a)
+                f = getattr(m, name)
+                return lambda: f(x)
+
+            cases.append((f"{name} 16M {np.dtype(dtype).name}", a.nbytes, make))
+    return cases
+
+
+GROUPS: dict[str, Callable[[], list[Case]]] = {
+    "perms": perm_cases,
+    "layout": layout_cases,
+    "reduce": reduce_cases,
+}
+
+
+def best_pair(thunks: list[Callable[[], object]], rounds: int) -> list[float]:
+    """Each thunk's best time over `rounds` rounds of two calls, the order alternating."""
+    best = [float("inf")] * len(thunks)
+    for r in range(rounds):
+        order = range(len(thunks)) if r % 2 == 0 else reversed(range(len(thunks)))
+        for k in order:
+            for _ in range(2):
+                t0 = time.perf_counter()
+                thunks[k]()
+                best[k] = min(best[k], time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("a", help="the build to compare against")
+    parser.add_argument("b", help="the build compared")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--rows", default="perms,layout,reduce", help=",".join(GROUPS))
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    builds = [load(args.a), load(args.b)]
+    for m in builds:
+        m.set_num_threads(args.threads)
+    print(f"A = {args.a}\nB = {args.b}\nthreads {args.threads}, best of {args.rounds} rounds")
+    for group in args.rows.split(","):
+        if group not in GROUPS:
+            raise SystemExit(f"unknown rows {group!r}: {', '.join(GROUPS)}")
+        print(f"-- {group}\n{'case':48} {'A GB/s':>8} {'B GB/s':>8} {'B / A':>7}")
+        ratios = []
+        for name, nbytes, make in GROUPS[group]():
+            times = best_pair([make(m) for m in builds], args.rounds)
+            speeds = [nbytes / t / 1e9 for t in times]
+            ratios.append(times[0] / times[1])
+            print(f"{name:48} {speeds[0]:8.1f} {speeds[1]:8.1f} {ratios[-1]:6.3f}x")
+        print(f"{'median':48} {'':8} {'':8} {statistics.median(ratios):6.3f}x")
+
+
+if __name__ == "__main__":
+    main()
