@@ -602,17 +602,11 @@ fn side_by_side_kind<R: Reducer>(r: &R, sum: PlainSum) -> bool {
 /// [`Reducer::float_extremum`] where the explicit loops apply: `In` and `Acc` both `f32`
 /// (`Some((max, false))`) or both `f64` (`Some((max, true))`), and the CPU has AVX2.
 fn extremum_floats<R: Reducer>(r: &R) -> Option<(bool, bool)> {
-    use std::any::TypeId;
     let max = r.float_extremum()?;
-    let (i, a) = (TypeId::of::<R::In>(), TypeId::of::<R::Acc>());
-    if !wide() || i != a {
-        None
-    } else if i == TypeId::of::<f32>() {
-        Some((max, false))
-    } else if i == TypeId::of::<f64>() {
-        Some((max, true))
-    } else {
-        None
+    match PlainSum::float_of::<R>() {
+        PlainSum::F32 => Some((max, false)),
+        PlainSum::F64 => Some((max, true)),
+        PlainSum::No => None,
     }
 }
 
@@ -1055,9 +1049,19 @@ enum PlainSum {
 
 impl PlainSum {
     fn of<R: Reducer>(r: &R) -> PlainSum {
+        if r.is_float_sum() {
+            PlainSum::float_of::<R>()
+        } else {
+            PlainSum::No
+        }
+    }
+
+    /// The float that `In` and `Acc` both are, where the CPU has AVX2 (the explicit loops'
+    /// condition on the types, for sums and for amax/amin's [`extremum_floats`]).
+    fn float_of<R: Reducer>() -> PlainSum {
         use std::any::TypeId;
         let (i, a) = (TypeId::of::<R::In>(), TypeId::of::<R::Acc>());
-        if !r.is_float_sum() || !wide() || i != a {
+        if !wide() || i != a {
             PlainSum::No
         } else if i == TypeId::of::<f32>() {
             PlainSum::F32
