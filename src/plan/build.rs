@@ -54,44 +54,69 @@ pub fn build(config: TensorIteratorConfig, tracing: bool) -> Result<TensorIterat
 }
 
 /// The commonest plan in one step: inputs of one dtype and one shape (at least 1-D), all
-/// contiguous, plain arrays (no wrapped numbers), every output still to be allocated, no
-/// promotion of integers to float. The phases would conclude exactly this — nothing to
-/// check, a contiguous fast setup, one flat dim — but a tiny op would pay for running them.
-/// `None`: not that case, run the phases. (`explain()` always runs them.)
+/// contiguous, plain arrays (no wrapped numbers), no promotion of integers to float, and each
+/// output either still to be allocated or given with that shape and dtype, contiguous,
+/// writable and at most fully overlapping an input (`add(a, b, out=c)`, `a += b`). The phases
+/// would conclude exactly this — no temporaries, a contiguous fast setup, one flat dim — but
+/// a tiny op would pay for running them. `None`: not that case, run the phases (which also
+/// give the error of a case that fails a check here). `explain()` always runs them.
 fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<TensorIterator>> {
     let Some(first) = config.inputs.first().map(|i| &i.array) else {
         return Ok(None);
     };
     let dtype = first.dtype();
+    let out_dtype = config.static_dtype.unwrap_or(dtype);
+    let contiguous = |a: &Array| a.layout().is_contiguous(MemoryFormat::Contiguous) == Ok(true);
     let applies = !config.is_reduction
         && config.static_shape.is_none()
         && !config.outputs.is_empty()
-        && config.outputs.iter().all(Option::is_none)
         && first.ndim() > 0
         && !(config.promote_integer_inputs_to_float && dtype.is_integral(true))
         && config.inputs.iter().all(|input| {
             !input.is_wrapped_number
                 && input.array.dtype() == dtype
                 && input.array.shape() == first.shape()
-                && input.array.layout().is_contiguous(MemoryFormat::Contiguous) == Ok(true)
+                && contiguous(&input.array)
         });
     if !applies {
         return Ok(None);
     }
-    let numel = first.numel();
-    let out_dtype = config.static_dtype.unwrap_or(dtype);
+    let noutputs = config.outputs.len();
     let mut operands = Operands::new();
-    for _ in &config.outputs {
-        let mut op = Operand::new(
-            Some(new_output(
-                config,
-                first.shape(),
-                &crate::dims::contiguous_strides(first.shape()),
-                out_dtype,
-            )?),
-            true,
-        );
-        op.stride_bytes = smallvec::smallvec![out_dtype.itemsize() as isize];
+    for (i, given) in config.outputs.iter().enumerate() {
+        let Some(out) = given else {
+            let strides = crate::dims::contiguous_strides(first.shape());
+            let mut op = Operand::new(
+                Some(new_output(config, first.shape(), &strides, out_dtype)?),
+                true,
+            );
+            op.stride_bytes = smallvec::smallvec![out_dtype.itemsize() as isize];
+            operands.push(op);
+            continue;
+        };
+        // a given output of the common dtype (no temporary, no cast check) that the phases
+        // would neither resize nor refuse
+        let fits = out_dtype == dtype
+            && out.dtype() == dtype
+            && out.shape() == first.shape()
+            && contiguous(out)
+            && out.storage().check_writable().is_ok();
+        if !fits {
+            return Ok(None);
+        }
+        let mut read_write = false;
+        for (j, input) in config.inputs.iter().enumerate() {
+            if is_same_operand(config, i, noutputs + j, out, &input.array) {
+                read_write = true;
+            } else if config.check_mem_overlap
+                && assert_no_partial_overlap(out, &input.array).is_err()
+            {
+                return Ok(None);
+            }
+        }
+        let mut op = Operand::new(Some(out.clone()), true);
+        op.is_read_write = read_write;
+        op.stride_bytes = smallvec::smallvec![dtype.itemsize() as isize];
         operands.push(op);
     }
     for input in &config.inputs {
@@ -101,8 +126,8 @@ fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<Tens
     }
     Ok(Some(TensorIterator {
         operands,
-        noutputs: config.outputs.len(),
-        shape: smallvec::smallvec![numel],
+        noutputs,
+        shape: smallvec::smallvec![first.numel()],
         perm: smallvec::smallvec![0],
         fast_setup: Some(FastSetup::Contiguous),
         common_dtype: Some(dtype),
@@ -202,19 +227,12 @@ impl Builder {
         self.shape.len()
     }
 
-    /// torch's `is_same` for operands i and j: one object. Declared identities decide when
-    /// given (equal views with distinct ids are two tensors, as `x` and `x[:]` are in torch);
-    /// otherwise equal views of one storage count as one.
+    /// torch's `is_same` for operands i and j: one object (`is_same_operand`).
     fn is_same(&self, i: usize, j: usize) -> bool {
         let (Some(a), Some(b)) = (&self.ops[i].array, &self.ops[j].array) else {
             return false;
         };
-        match &self.config.operand_ids {
-            Some(ids) if ids.len() == self.ops.len() => {
-                ids[i].is_some() && ids[i] == ids[j] && same_array(a, b)
-            }
-            _ => same_array(a, b),
-        }
+        is_same_operand(&self.config, i, j, a, b)
     }
 
     /// mark_outputs: an output that is also an input is read-write (never resized). Outputs
@@ -899,6 +917,25 @@ impl std::fmt::Display for SwapReason {
                 write!(f, "ambiguous (every operand has a 0 stride or a tie)")
             }
         }
+    }
+}
+
+/// torch's `is_same` for operands `i` and `j` (outputs first, then inputs) holding `a` and
+/// `b`: declared identities decide when given (equal views with distinct ids are two tensors,
+/// as `x` and `x[:]` are in torch); otherwise equal views of one storage count as one.
+fn is_same_operand(
+    config: &TensorIteratorConfig,
+    i: usize,
+    j: usize,
+    a: &Array,
+    b: &Array,
+) -> bool {
+    let noperands = config.outputs.len() + config.inputs.len();
+    match &config.operand_ids {
+        Some(ids) if ids.len() == noperands => {
+            ids[i].is_some() && ids[i] == ids[j] && same_array(a, b)
+        }
+        _ => same_array(a, b),
     }
 }
 

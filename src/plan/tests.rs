@@ -328,8 +328,13 @@ fn summary(it: &TensorIterator) -> String {
             format!("{:?} {:?} {:?}", o.shape(), o.strides(), o.dtype())
         })
         .collect();
+    let flags: Vec<(bool, bool)> = it
+        .operands()
+        .iter()
+        .map(|op| (op.is_read_write, op.will_resize))
+        .collect();
     format!(
-        "shape {:?} perm {:?} fast {:?} common {:?} ops {ops:?} outs {outs:?}",
+        "shape {:?} perm {:?} fast {:?} common {:?} ops {ops:?} outs {outs:?} rw/resize {flags:?}",
         it.shape(),
         it.perm(),
         it.fast_setup(),
@@ -348,8 +353,15 @@ proptest! {
         dtype in prop_oneof![Just(DType::F32), Just(DType::I64), Just(DType::Bool), Just(DType::F16)],
         preset in 0usize..5,
         permuted in proptest::bool::ANY,
+        given in 0usize..6,
     ) {
-        let a = Array::empty(&shape, dtype, MemoryFormat::Contiguous).unwrap();
+        // a and a same-shaped neighbour in one storage: `c` overlaps `a` partially when the
+        // shape has a dim of size 2 or more
+        let numel: usize = shape.iter().product();
+        let buffer = Array::empty(&[2 * numel + 1], dtype, MemoryFormat::Contiguous).unwrap();
+        let contiguous = crate::dims::contiguous_strides(&shape);
+        let at = |offset: isize| buffer.as_strided(&shape, &contiguous, Some(offset)).unwrap();
+        let a = at(0);
         let b = if permuted && shape.len() > 1 {
             // the same shape with reversed strides: the phases must run
             let reversed: Vec<usize> = shape.iter().rev().copied().collect();
@@ -358,13 +370,24 @@ proptest! {
         } else {
             Array::empty(&shape, dtype, MemoryFormat::Contiguous).unwrap()
         };
+        // the output: to be allocated, a fresh one, `a` itself (read-write), a partial
+        // overlap of `a`, another dtype or another shape
+        let other = if dtype == DType::F32 { DType::I64 } else { DType::F32 };
+        let out = match given {
+            0 => None,
+            1 => Some(Array::empty(&shape, dtype, MemoryFormat::Contiguous).unwrap()),
+            2 => Some(a.clone()),
+            3 => Some(at(1)),
+            4 => Some(Array::empty(&shape, other, MemoryFormat::Contiguous).unwrap()),
+            _ => Some(Array::empty(&[numel + 1], dtype, MemoryFormat::Contiguous).unwrap()),
+        };
         let input = |array: &Array| Input::array(array.clone());
         let config = match preset {
-            0 => TensorIteratorConfig::binary_op(None, input(&a), input(&b)),
-            1 => TensorIteratorConfig::binary_float_op(None, input(&a), input(&b)),
-            2 => TensorIteratorConfig::comparison_op(None, input(&a), input(&b)),
-            3 => TensorIteratorConfig::unary_op(None, a.clone()),
-            _ => TensorIteratorConfig::ternary_op(None, input(&a), input(&b), input(&a)),
+            0 => TensorIteratorConfig::binary_op(out, input(&a), input(&b)),
+            1 => TensorIteratorConfig::binary_float_op(out, input(&a), input(&b)),
+            2 => TensorIteratorConfig::comparison_op(out, input(&a), input(&b)),
+            3 => TensorIteratorConfig::unary_op(out, a.clone()),
+            _ => TensorIteratorConfig::ternary_op(out, input(&a), input(&b), input(&a)),
         };
         let shortcut = build::build(config.clone(), false);
         let phases = build::build_shared(std::sync::Arc::new(config), false);
