@@ -130,7 +130,7 @@ pub(crate) fn is_scalar(plan: &TensorIterator, arg: usize) -> bool {
 pub(crate) fn original_value_f32(op: &Operand) -> Result<f32> {
     let array = op
         .original
-        .as_ref()
+        .as_deref()
         .or(op.array.as_ref())
         .ok_or_else(|| Error::value("operand without an array"))?;
     let first = array.as_strided(&[], &[], None)?.item()?;

@@ -491,7 +491,7 @@ impl Builder {
                 // A contiguous temporary of the common dtype, cast back after the kernel.
                 let temp = a.empty_like(Some(common), MemoryFormat::Contiguous)?;
                 self.trace.line(|| format!("compute_types: output {i} is {}: computing into a contiguous {common} temporary", a.dtype()));
-                op.original = Some(a);
+                op.original = Some(Box::new(a));
                 op.array = Some(temp);
                 op.target_dtype = Some(common);
             } else if cfg.promote_inputs_to_common_dtype && !op.is_output {
@@ -505,7 +505,7 @@ impl Builder {
                         list(converted.strides())
                     )
                 });
-                op.original = Some(a);
+                op.original = Some(Box::new(a));
                 op.array = Some(converted);
                 op.target_dtype = Some(common);
             }
@@ -805,7 +805,7 @@ impl Builder {
             // (explain() rebuilds the plan with tracing: it warns once, at the real build.)
             // A structured kernel resizes the user's array, then its iterator the temporary of
             // the common dtype (made like the user's array, so of its shape): two warnings.
-            let user = op.original.as_ref().or(op.array.as_ref());
+            let user = op.original.as_deref().or(op.array.as_ref());
             let temporary = op.array.as_ref().filter(|_| op.original.is_some());
             let structured = self.config.structured;
             for array in user.into_iter().chain(temporary.filter(|_| structured)) {
@@ -814,11 +814,11 @@ impl Builder {
         }
         if let Some(original) = &op.original {
             if original.shape() != out.shape() {
-                op.original = Some(Array::empty_strided(
+                op.original = Some(Box::new(Array::empty_strided(
                     out.shape(),
                     out.strides(),
                     original.dtype(),
-                )?);
+                )?));
             }
         }
         op.target_dtype = Some(out.dtype());

@@ -113,7 +113,7 @@ impl TensorIterator {
         }
         let op = &self.operands[i];
         op.original
-            .as_ref()
+            .as_deref()
             .or(op.array.as_ref())
             .ok_or_else(|| Error::value(format!("output {i} was not allocated")))
     }

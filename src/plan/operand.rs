@@ -17,7 +17,8 @@ pub struct Operand {
     pub array: Option<Array>,
     /// The user's array when `array` is a temporary: an input converted to the common dtype
     /// (copy in before running), or an output of another dtype (cast back after running).
-    pub original: Option<Array>,
+    /// Boxed: it is rare, and inline it would grow every plan that a tiny op moves around.
+    pub original: Option<Box<Array>>,
     /// The dtype the operand has in the kernel.
     pub target_dtype: Option<DType>,
     pub is_output: bool,

@@ -55,7 +55,8 @@ pub(crate) struct Walk<'p> {
     fold: usize,
     /// A permuting copy (see [`crate::exec::permute`]), which replaces the tiles, and the
     /// plan's element count (its ranges map onto the copy's work items).
-    permute: Option<(PermuteCopy, usize)>,
+    /// Boxed: rare, and inline it would grow every walk that a tiny op builds.
+    permute: Option<Box<(PermuteCopy, usize)>>,
     /// Whether an untiled walk's blocks stream their output rows
     /// ([`crate::exec::stores::elementwise_streams`]).
     stream_out: bool,
@@ -88,7 +89,7 @@ impl<'p> Walk<'p> {
         };
         // The permuting copy regroups the plan's own dims and strides (its module doc): the
         // same elements, by the plan's guarantees.
-        walk.permute = tiled::permute_copy(plan).map(|p| (p, plan.numel()));
+        walk.permute = tiled::permute_copy(plan).map(|p| Box::new((p, plan.numel())));
         walk.stream_out = tiling.is_none() && crate::exec::stores::elementwise_streams(plan);
         walk
     }
@@ -194,7 +195,7 @@ impl<'p> Walk<'p> {
     /// torch's `serial_for_each` over `[begin, end)` of the walk order: a DimCounter hands out
     /// 2-D blocks, and a tiled walk cuts each into tiles (rows of tiles along dim 0 first).
     pub(crate) fn run(&self, begin: usize, end: usize, f: &impl Fn(&Block)) {
-        if let Some((p, numel)) = &self.permute {
+        if let Some((p, numel)) = self.permute.as_deref() {
             // ranges of the plan map onto ranges of work items (monotonically: ranges that
             // partition the plan partition the items)
             let items = p.items() as u128;
