@@ -798,6 +798,20 @@ OWN_CASES = {
         ValueError,
         READ_ONLY,
     ),
+    # all operands contiguous, one dtype and shape: the plan's one-step shortcut must refuse
+    # the read-only output as the full build does
+    "readonly_numpy_out_of_arrays": (
+        lambda: fi.add(
+            fi.ones(3, dtype="float64"), fi.ones(3, dtype="float64"), out=fi.from_numpy(_readonly())
+        ),
+        ValueError,
+        READ_ONLY,
+    ),
+    "readonly_numpy_inplace_array": (
+        lambda: fi.from_numpy(_readonly()).__iadd__(fi.ones(3, dtype="float64")),
+        ValueError,
+        READ_ONLY,
+    ),
     "readonly_numpy_setitem": (
         lambda: fi.from_numpy(_readonly()).__setitem__(0, 1.0),
         ValueError,
