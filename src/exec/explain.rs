@@ -3,7 +3,7 @@
 //! decisions the executor takes, so the text says what runs.
 #![forbid(unsafe_code)]
 
-use super::chunks::chunk_ranges;
+use super::chunks::{chunk_ranges, Chunks, MAX_PIECES, PIECE_GRAINS};
 use super::raw::Walk;
 use super::{tiled, InnerLoop};
 use crate::error::Result;
@@ -35,6 +35,13 @@ pub fn explain(plan: &TensorIterator, threads: usize, grain: usize) -> Result<St
             .collect::<Vec<_>>()
             .join(" ")
     ));
+    let pieces = Chunks::new(numel, grain, threads).pieces(grain);
+    if pieces > 1 {
+        text.push_str(&format!(
+            ", each in {pieces} pieces (one per {PIECE_GRAINS} grain(s), at most {MAX_PIECES}): \
+             a thread done with its chunk takes the pieces not yet started of the others"
+        ));
+    }
     Ok(text)
 }
 

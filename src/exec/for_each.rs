@@ -8,12 +8,14 @@ use super::raw::{Block, Walk};
 use super::tiled;
 use crate::error::Result;
 use crate::plan::TensorIterator;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Runs `f` over the plan in 2-D blocks: torch's blocks, or tiles of them when
 /// [`tiled::decide`] finds operands that disagree about the fastest dim (then the walk order is
 /// `[0, tile dim, the others]`). Ranges of more than `grain` elements are cut into
 /// `min(threads, ceil(numel / grain))` equal chunks of the walk order run on ferroiter's pool,
-/// so that the chunking — and any result that depends on it — never depends on scheduling.
+/// large chunks into fixed pieces ([`Chunks::pieces`]) that an idle thread takes over, so
+/// that the split — and any result that depends on it — never depends on scheduling.
 /// Loops started from inside a chunk run serially; a panic in `f` becomes an error.
 /// Plans whose outputs may reach an element twice run serially.
 ///
@@ -56,22 +58,37 @@ pub fn for_each(plan: &TensorIterator, grain: usize, f: impl Fn(&Block) + Sync) 
     let threads = pool::get_num_threads();
     let chunks = Chunks::new(numel, grain, threads);
     // `parallel_safe` is asked last: it costs more, and small plans never get there.
-    let count = if chunks.count <= 1 || pool::in_parallel_region() || !plan.parallel_safe() {
-        1
-    } else {
-        chunks.count
-    };
-    // Each chunk runs once, on whichever thread claims it first (the calling thread takes
-    // part, so a loop never waits for a worker to wake before work starts); the fixed chunk
-    // boundaries keep the results independent of who ran what. A serial loop runs the same
-    // way on one chunk, so a panic becomes an error on both paths.
-    pool::parallel_for(count, threads, &|t| {
-        let (begin, end) = if count == 1 {
-            (0, numel)
-        } else {
-            chunks.range(t)
-        };
-        walk.run(begin, end, &f);
+    if chunks.count <= 1 || pool::in_parallel_region() || !plan.parallel_safe() {
+        // A serial loop runs on the pool's path too, so a panic becomes an error either way.
+        return pool::parallel_for(1, threads, &|_| walk.run(0, numel, &f));
+    }
+    // Each chunk is claimed by the first thread to reach it (the calling thread takes part,
+    // so a loop never waits for a worker to wake before work starts). A thread runs its
+    // chunk's pieces in order, then the pieces no thread has started of the chunks after
+    // it (and then before it): a worker slowed by a busy core leaves its last pieces to the
+    // others. Every piece runs once; the fixed pieces keep the results independent of who ran
+    // what.
+    let pieces = chunks.pieces(grain);
+    if pieces == 1 {
+        // chunks too small to share: no claims to make (at 16 threads they would cost more
+        // than the loop's dispatch)
+        return pool::parallel_for(chunks.count, threads, &|t| {
+            let (begin, end) = chunks.range(t);
+            walk.run(begin, end, &f);
+        });
+    }
+    let next: Vec<AtomicUsize> = (0..chunks.count).map(|_| AtomicUsize::new(0)).collect();
+    pool::parallel_for(chunks.count, threads, &|t| {
+        for c in (t..chunks.count).chain(0..t) {
+            loop {
+                let k = next[c].fetch_add(1, Ordering::Relaxed);
+                if k >= pieces {
+                    break;
+                }
+                let (begin, end) = chunks.piece(c, k, pieces);
+                walk.run(begin, end, &f);
+            }
+        }
     })
 }
 
@@ -81,6 +98,59 @@ mod tests {
     use crate::{Array, DType, MemoryFormat, Scalar, TensorIteratorConfig};
     use std::collections::HashMap;
     use std::sync::Mutex;
+
+    /// A worker that is slow (here: sleeps in every block it gets) leaves the pieces of its
+    /// chunk that it has not started to the calling thread: every element still runs once,
+    /// and the caller runs more than its own half. (Tried until a worker takes part: the
+    /// caller may claim both chunks before a worker wakes.)
+    #[test]
+    fn a_slow_worker_leaves_its_pieces_to_the_others() {
+        let n = 4000;
+        let a = Array::full(
+            &[n],
+            Scalar::Float(1.0),
+            DType::F32,
+            MemoryFormat::Contiguous,
+        )
+        .unwrap();
+        let mut config = TensorIteratorConfig::new();
+        config.add_output(None).add_input(a);
+        let plan = config.build().unwrap();
+        let (grain, threads) = (10, 2);
+        let chunks = Chunks::new(n, grain, threads);
+        assert_eq!((chunks.count, chunks.pieces(grain)), (2, 8));
+        let caller = std::thread::current().id();
+        for _attempt in 0..50 {
+            crate::exec::set_num_threads(threads).unwrap();
+            let seen = Mutex::new(HashMap::<usize, u32>::new());
+            let (by_caller, by_workers) = (Mutex::new(0usize), Mutex::new(0usize));
+            for_each(&plan, grain, |b: &Block| {
+                let elements = b.size0() * b.size1();
+                if std::thread::current().id() == caller {
+                    *by_caller.lock().unwrap() += elements;
+                } else {
+                    *by_workers.lock().unwrap() += elements;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                let mut seen = seen.lock().unwrap();
+                for j in 0..b.size1() {
+                    for i in 0..b.size0() {
+                        *seen.entry(b.at(0, i, j) as usize).or_default() += 1;
+                    }
+                }
+            })
+            .unwrap();
+            let seen = seen.into_inner().unwrap();
+            assert_eq!(seen.len(), n);
+            assert!(seen.values().all(|&k| k == 1));
+            let by_caller = by_caller.into_inner().unwrap();
+            if by_workers.into_inner().unwrap() > 0 {
+                assert!(by_caller > n / 2, "the caller ran {by_caller} of {n}");
+                return;
+            }
+        }
+        panic!("no worker took part in 50 loops");
+    }
 
     /// Every element's address is handed out exactly once, at any grain and thread count.
     #[test]
