@@ -192,6 +192,23 @@ def test_explain_with_out(capsys: pytest.CaptureFixture[str]) -> None:
     assert "result: shape (2, 3), stride (1, 2), dtype float32" in out
 
 
+def test_explain_names_the_pieces_of_large_chunks(capsys: pytest.CaptureFixture[str]) -> None:
+    """An elementwise loop of 2 chunks of 1M elements cuts each into 8 pieces (one per grain,
+    at most 8); a transposing copy of the same size runs its chunks whole; small chunks too."""
+    code, out, _ = run_cli(capsys, "explain", "add", "2048,1024", "2048,1024", "--threads", "2")
+    assert code == 0
+    parallel = next(line for line in out.splitlines() if line.startswith("parallel:"))
+    assert parallel.endswith(
+        "2 chunk(s) [0, 1048576) [1048576, 2097152), each in 8 pieces (one per 1 grain(s), "
+        "at most 8): a thread done with its chunk takes the pieces not yet started of the others"
+    )
+    for argv in (["copy", "2048,1024", "2048,1024@1,2048"], ["add", "2048,16", "2048,16"]):
+        code, out, _ = run_cli(capsys, "explain", *argv, "--threads", "2")
+        assert code == 0
+        parallel = next(line for line in out.splitlines() if line.startswith("parallel:"))
+        assert "chunk(s) [" in parallel and "pieces" not in parallel
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

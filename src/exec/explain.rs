@@ -35,7 +35,8 @@ pub fn explain(plan: &TensorIterator, threads: usize, grain: usize) -> Result<St
             .collect::<Vec<_>>()
             .join(" ")
     ));
-    let pieces = Chunks::new(numel, grain, threads).pieces(grain);
+    let walk = Walk::new(plan, tiled::decide(plan).tiling());
+    let pieces = super::for_each::pieces(&walk, &Chunks::new(numel, grain, threads), grain);
     if pieces > 1 {
         text.push_str(&format!(
             ", each in {pieces} pieces (one per {PIECE_GRAINS} grain(s), at most {MAX_PIECES}): \

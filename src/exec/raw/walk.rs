@@ -185,6 +185,12 @@ impl<'p> Walk<'p> {
         }
     }
 
+    /// Whether the walk copies by itself (a permuting copy, a direct tiled walk) rather than
+    /// handing blocks to a kernel: each range it runs then costs a setup and a store fence.
+    pub(crate) fn copies_by_itself(&self) -> bool {
+        self.permute.is_some() || self.direct.is_some()
+    }
+
     /// Each operand's byte stride along dim 0 in the blocks the closure of [`Walk::run`] gets:
     /// the plan's, or the element size for an operand packed into scratch. This is what the
     /// loops pick their path from (`explain()` asks here too).
