@@ -6,7 +6,7 @@ for the same code. Here both builds' extension modules are loaded side by side (
 the shared library, each with its own state) and each case is timed with both, alternating
 which goes first, round after round: the ratio of their best times repeats to a few per cent.
 
-    python scripts/bench_ab.py BUILD_A BUILD_B [--threads 1] [--rows perms,layout,reduce]
+    python scripts/bench_ab.py BUILD_A BUILD_B [--threads 1] [--rows perms,layout,reduce,outer]
 
 A build is a `_ferroiter*.so` file or a folder holding one (a staged copy of
 `python/ferroiter`, or `target/quick` after `cargo build --profile quick --features python`,
@@ -100,10 +100,35 @@ def reduce_cases() -> list[Case]:
     return cases
 
 
+def outer_cases() -> list[Case]:
+    """Sums along an outer dim (the outer-dim path): H,W of channels_last images, float32 and
+    float64, in the last-level cache and past it, and the columns of a 4096² matrix."""
+    cases: list[Case] = []
+    for dtype in (np.float32, np.float64):
+        for n, c in ((16, 16), (16, 32), (16, 64), (16, 128), (32, 64)):
+            a = _array((n, 56, 56, c), dtype)
+
+            def make(m: ModuleType, a: np.ndarray = a):
+                x = m.from_numpy(a).permute(0, 3, 1, 2)
+                return lambda: m.sum(x, dim=(2, 3))
+
+            label = f"H,W sum ({n}, {c}, 56, 56) cl {np.dtype(dtype).name}"
+            cases.append((label, a.nbytes, make))
+    a = _array((4096, 4096))
+
+    def columns(m: ModuleType, a: np.ndarray = a):
+        x = m.from_numpy(a)
+        return lambda: m.sum(x, dim=0)
+
+    cases.append(("sum(dim=0) 4096² float32", a.nbytes, columns))
+    return cases
+
+
 GROUPS: dict[str, Callable[[], list[Case]]] = {
     "perms": perm_cases,
     "layout": layout_cases,
     "reduce": reduce_cases,
+    "outer": outer_cases,
 }
 
 

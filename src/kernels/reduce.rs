@@ -1205,6 +1205,21 @@ mod tests {
                     let want = generic(&m, &[true, false]);
                     assert_eq!(floats(&fast.unwrap()), floats(&want), "{dtype:?} {cols}");
                 }
+                // and runs of rows that are not a multiple of 16 (7 images of 297 rows, not
+                // coalesced): blocks that span runs, the panel loop of narrow rows and the
+                // 4-row loop taking turns with single rows (16 to 64 columns)
+                for cols in [16, 24, 32, 64] {
+                    let m = crate::manip::narrow(&base, 0, start, 7 * 300 * cols).unwrap();
+                    let m = m.view(&[7, 300, cols as i64]).unwrap();
+                    let m = crate::manip::narrow(&m, 1, 0, 297).unwrap();
+                    let fast = reduction(ReduceOp::Sum, &m, Some(&[0, 1]), false, None, None);
+                    let want = generic(&m, &[true, true, false]);
+                    assert_eq!(
+                        floats(&fast.unwrap()),
+                        floats(&want),
+                        "{dtype:?} runs {cols}"
+                    );
+                }
             }
         }
     }

@@ -17,6 +17,7 @@
 //! never faults, even past the input's end). Raw memory: see the invariants in [`super`].
 
 use super::reduce::{BLOCK, LANES};
+use std::mem::size_of;
 
 /// Blocks side by side per call for an input the cache holds (consecutive blocks): eight
 /// vector registers of lanes.
@@ -245,17 +246,29 @@ pub(super) unsafe fn f64_blocks_avx512<const K: usize>(
 /// r1, r2, r3]: the outer-dim path's 4 rows into one lane row, the generic loop's additions in
 /// its order. (The generic loop checks at run time whether the lane row overlaps the rows,
 /// which on a narrow tile, such as a channels_last image's 64 channels, costs as much as the
-/// additions.)
+/// additions.) With `ahead` (bytes), each line of the rows that far on is prefetched: the 64
+/// rows of a step are read as four streams 4 KB apart, out of memory order, which the
+/// hardware prefetchers follow poorly where rows are short.
 ///
 /// # Safety
 /// `acc` must address `w` writable `f32`s, each of `rows` `w` readable ones, none of them
 /// overlapping `acc`, all aligned; the CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn f32_rows4(acc: *mut f32, rows: [*const f32; 4], w: usize) {
+pub(super) unsafe fn f32_rows4(
+    acc: *mut f32,
+    rows: [*const f32; 4],
+    w: usize,
+    ahead: Option<isize>,
+) {
     use std::arch::x86_64::{_mm256_add_ps, _mm256_loadu_ps, _mm256_storeu_ps};
     let mut j = 0;
     while j + 8 <= w {
+        if (j * size_of::<f32>()).is_multiple_of(64) {
+            for r in rows {
+                prefetch_at(r.wrapping_add(j), ahead);
+            }
+        }
         // SAFETY: j + 8 <= w.
         unsafe {
             let mut a = _mm256_loadu_ps(acc.add(j));
@@ -285,10 +298,20 @@ pub(super) unsafe fn f32_rows4(acc: *mut f32, rows: [*const f32; 4], w: usize) {
 /// As for [`f32_rows4`], with `f64`s.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn f64_rows4(acc: *mut f64, rows: [*const f64; 4], w: usize) {
+pub(super) unsafe fn f64_rows4(
+    acc: *mut f64,
+    rows: [*const f64; 4],
+    w: usize,
+    ahead: Option<isize>,
+) {
     use std::arch::x86_64::{_mm256_add_pd, _mm256_loadu_pd, _mm256_storeu_pd};
     let mut j = 0;
     while j + 4 <= w {
+        if (j * size_of::<f64>()).is_multiple_of(64) {
+            for r in rows {
+                prefetch_at(r.wrapping_add(j), ahead);
+            }
+        }
         // SAFETY: j + 4 <= w.
         unsafe {
             let mut a = _mm256_loadu_pd(acc.add(j));
@@ -358,6 +381,127 @@ pub(super) unsafe fn f32_block_columns(
         unsafe { _mm512_storeu_ps(sums.add(c), acc[0]) };
         c += COLUMN_GROUP;
     }
+}
+
+/// `f32` columns per pass of [`panel_columns`]: one AVX2 register (4 of `f64`).
+pub(super) const PANEL_COLUMN_GROUP: usize = 8;
+
+/// A float that [`panel_columns`] adds a register at a time.
+pub(super) trait PanelFloat: Copy {
+    /// Elements per AVX2 register.
+    const LANES: usize;
+    type V: Copy;
+    /// # Safety
+    /// A register of readable elements at `p`; AVX2.
+    unsafe fn load(p: *const Self) -> Self::V;
+    /// # Safety
+    /// A register of writable elements at `p`; AVX2.
+    unsafe fn store(p: *mut Self, v: Self::V);
+    /// # Safety
+    /// AVX2.
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
+}
+
+#[cfg(target_arch = "x86_64")]
+impl PanelFloat for f32 {
+    const LANES: usize = 8;
+    type V = std::arch::x86_64::__m256;
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self::V {
+        // SAFETY: the caller's.
+        unsafe { std::arch::x86_64::_mm256_loadu_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: Self::V) {
+        // SAFETY: the caller's.
+        unsafe { std::arch::x86_64::_mm256_storeu_ps(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: the caller's (AVX2).
+        unsafe { std::arch::x86_64::_mm256_add_ps(a, b) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl PanelFloat for f64 {
+    const LANES: usize = 4;
+    type V = std::arch::x86_64::__m256d;
+    #[inline(always)]
+    unsafe fn load(p: *const f64) -> Self::V {
+        // SAFETY: the caller's.
+        unsafe { std::arch::x86_64::_mm256_loadu_pd(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f64, v: Self::V) {
+        // SAFETY: the caller's.
+        unsafe { std::arch::x86_64::_mm256_storeu_pd(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: the caller's (AVX2).
+        unsafe { std::arch::x86_64::_mm256_add_pd(a, b) }
+    }
+}
+
+/// Adds a panel of `p` rows (a multiple of 16), row `k` at `row0 + k·stride` bytes, into the
+/// outer-dim path's 16 lane rows (lane row `l` at `lanes + l·lane_stride` elements), row `k`
+/// into lane row `k mod 16`: the generic loop's additions in its order, so its bits. Per
+/// column group (one register) the 16 lanes are the 16 `ymm` registers (each row's load
+/// folded into its addition, so none spills), loaded from the lane rows and stored back once
+/// per panel instead of once per 4 rows, and the group's pass reads one register of each row
+/// in row order; the next group reads the same rows again from L1 (the caller's panel fits
+/// it). Each line of the next panel's rows is prefetched once, by the pass of the group that
+/// starts it: the passes read the rows out of memory order, which alone the hardware
+/// prefetchers follow poorly.
+///
+/// # Safety
+/// Each of the `p` rows must address `w` readable, aligned `T`s (`w` a multiple of
+/// `T::LANES`); each lane row `w` writable ones that no row overlaps; the CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn panel_columns<T: PanelFloat>(
+    row0: *const u8,
+    stride: isize,
+    p: usize,
+    w: usize,
+    lanes: *mut T,
+    lane_stride: usize,
+) {
+    let next = p as isize * stride;
+    let mut c = 0;
+    while c + T::LANES <= w {
+        let lane = |l: usize| lanes.wrapping_add(l * lane_stride + c);
+        // SAFETY: lane row l's columns c..c + T::LANES <= w (the caller's).
+        let mut acc: [T::V; LANES] = std::array::from_fn(|l| unsafe { T::load(lane(l)) });
+        let starts_line = (c * size_of::<T>()).is_multiple_of(64);
+        for g in 0..p / LANES {
+            for (l, a) in acc.iter_mut().enumerate() {
+                let row = row0.wrapping_offset((g * LANES + l) as isize * stride);
+                let at = row.wrapping_add(c * size_of::<T>()) as *const T;
+                if starts_line {
+                    prefetch_l1(at.wrapping_byte_offset(next));
+                }
+                // SAFETY: row g·16 + l < p, columns c..c + T::LANES <= w (the caller's
+                // range); AVX2 (the caller's).
+                *a = unsafe { T::add(*a, T::load(at)) };
+            }
+        }
+        for (l, &a) in acc.iter().enumerate() {
+            // SAFETY: as for the loads above.
+            unsafe { T::store(lane(l), a) };
+        }
+        c += T::LANES;
+    }
+}
+
+/// A hint to bring the cache line at `p` into L1 (it never faults, whatever `p` is).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn prefetch_l1<T>(p: *const T) {
+    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+    // SAFETY: a prefetch reads nothing and cannot fault, at any address.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) };
 }
 
 /// The end of the lane tree for `f32`: lanes 0-7 in `x` (each already lane i + lane i + 8),

@@ -1079,24 +1079,30 @@ impl PlainSum {
 /// As for [`rows4_into`], with `acc` addressing the `w` accumulators, which the rows do not
 /// overlap.
 #[inline(always)]
-unsafe fn plain_rows4<I, A>(sum: PlainSum, acc: *mut A, rows: [*const I; 4], w: usize) -> bool {
+unsafe fn plain_rows4<I, A>(
+    sum: PlainSum,
+    acc: *mut A,
+    rows: [*const I; 4],
+    w: usize,
+    ahead: Option<isize>,
+) -> bool {
     #[cfg(target_arch = "x86_64")]
     match sum {
         // SAFETY: `PlainSum::of` checked that `I` and `A` are `f32` (or `f64` below) and that
         // the CPU has AVX2; the caller's guarantee covers the addresses.
         PlainSum::F32 => unsafe {
-            add_lanes::f32_rows4(acc as *mut f32, rows.map(|p| p as *const f32), w);
+            add_lanes::f32_rows4(acc as *mut f32, rows.map(|p| p as *const f32), w, ahead);
             return true;
         },
         // SAFETY: as above.
         PlainSum::F64 => unsafe {
-            add_lanes::f64_rows4(acc as *mut f64, rows.map(|p| p as *const f64), w);
+            add_lanes::f64_rows4(acc as *mut f64, rows.map(|p| p as *const f64), w, ahead);
             return true;
         },
         PlainSum::No => {}
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (sum, acc, rows, w);
+    let _ = (sum, acc, rows, w, ahead);
     false
 }
 
@@ -1121,6 +1127,43 @@ fn register_columns<R: Reducer>(r: &R, sum: PlainSum, s0: isize, w: usize) -> Op
     (&r.identity() as &dyn Any).downcast_ref::<f32>().copied()
 }
 
+/// Bytes of input rows per panel of [`add_lanes::panel_columns`]: its column groups read
+/// a panel's rows in turn, from L1 after the first.
+const PANEL_BYTES: usize = 16 << 10;
+
+/// Rows at most this many bytes apart have the 4-row loop prefetch its next step's rows
+/// (`add_lanes::f32_rows4`). 2-core Zen 3, 1 thread, sums over H,W of channels_last (16, C,
+/// 56, 56), the same process alternating builds: float32 C = 64 (256-byte rows) 1.12-1.19x,
+/// float64 C = 32 1.3-1.4x; but 1 KiB rows 0.87-0.91x, and 512-byte ones 0.94-1.13x.
+const PREFETCH_MAX_STRIDE: usize = 256;
+
+/// The fewest rows a panel of [`add_lanes::panel_columns`] is worth (8 a lane): its
+/// lanes' loads and stores per group then cost an eighth of its rows' loads. Shorter panels
+/// (rows longer than 128 bytes) ran slower than the 4-row loop (2-core Zen 3, 1 thread, sums
+/// over H,W of channels_last (16, C, 56, 56): C = 16 3.1-3.5x, C = 32 1.4x, C = 64 (panels of
+/// 64 rows) 0.96x, C = 128 (32 rows) 0.45x).
+const MIN_PANEL_ROWS: usize = 8 * LANES;
+
+/// Rows per panel of [`add_lanes::panel_columns`] for this tile (a multiple of 16), when
+/// it takes them: a plain `f32` or `f64` sum (`sum`) of `w` columns (a multiple of a
+/// register's lanes)
+/// whose rows are at most [`REGISTER_COLUMNS_MAX_STRIDE`] apart, on a CPU without AVX-512
+/// (whose whole-block loop [`register_columns`] takes them).
+fn panel_rows(sum: PlainSum, s0: isize, w: usize) -> Option<usize> {
+    let group = match sum {
+        PlainSum::F32 => add_lanes::PANEL_COLUMN_GROUP,
+        PlainSum::F64 => add_lanes::PANEL_COLUMN_GROUP / 2,
+        PlainSum::No => return None,
+    };
+    let fits = cfg!(target_arch = "x86_64")
+        && !crate::exec::cpu::avx512()
+        && w > 0
+        && w.is_multiple_of(group)
+        && s0.unsigned_abs() <= REGISTER_COLUMNS_MAX_STRIDE as usize;
+    let rows = (PANEL_BYTES / s0.unsigned_abs().max(1) / LANES * LANES).min(BLOCK);
+    (fits && rows >= MIN_PANEL_ROWS).then_some(rows)
+}
+
 /// One tile's reduction over `[n0, n1)` on the outer-dim path.
 ///
 /// # Safety
@@ -1141,6 +1184,9 @@ unsafe fn tile_loop<R: Reducer>(
     let mut fill = 0usize;
     let sum = PlainSum::of(r);
     let columns = register_columns(r, sum, s0, w).filter(|_| t.in_cache);
+    let panel = panel_rows(sum, s0, w);
+    // short rows close together: the 4-row loop prefetches the next step's rows
+    let ahead = (s0.unsigned_abs() <= PREFETCH_MAX_STRIDE).then_some(4 * LANES as isize * s0);
     for_runs(reduced, n0, n1, |off, len, n| {
         let mut i = 0;
         while i < len {
@@ -1169,7 +1215,29 @@ unsafe fn tile_loop<R: Reducer>(
                 continue;
             }
             let aligned = fill.is_multiple_of(LANES);
-            if aligned && w >= QUAD_WIDTH && len - i >= 4 * LANES && BLOCK - fill >= 4 * LANES {
+            let panel = panel.map_or(0, |p| p.min(BLOCK - fill).min((len - i) / LANES * LANES));
+            if aligned && panel > 0 {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: the panel's rows are inside the run (panel <= len - i), each with w
+                // readable elements (the caller's guarantee); `panel_rows` checked that `In`
+                // and `Acc` are both `f32` or both `f64` (`PlainSum`: the CPU has AVX2) and
+                // that w is a multiple of a register's lanes; the lane rows (the tile's own memory, `tw >= w` apart) hold
+                // w accumulators each.
+                unsafe {
+                    let lanes = t.lanes.as_mut_ptr();
+                    if sum == PlainSum::F32 {
+                        add_lanes::panel_columns::<f32>(row, s0, panel, w, lanes as _, tw)
+                    } else {
+                        add_lanes::panel_columns::<f64>(row, s0, panel, w, lanes as _, tw)
+                    }
+                };
+                fill += panel;
+                i += panel;
+            } else if aligned
+                && w >= QUAD_WIDTH
+                && len - i >= 4 * LANES
+                && BLOCK - fill >= 4 * LANES
+            {
                 // 64 rows: each lane row takes its 4 rows (l, l + 16, l + 32, l + 48) in that
                 // order in one pass, so that its accumulators are loaded and stored once per 4
                 // input rows (the same additions in the same order as row by row).
@@ -1182,7 +1250,7 @@ unsafe fn tile_loop<R: Reducer>(
                     // SAFETY: the 4 rows' w elements are inside the input (the caller's
                     // guarantee), which the lane row (the tile's own memory) does not overlap.
                     unsafe {
-                        if !plain_rows4(sum, acc.as_mut_ptr(), rows, w) {
+                        if !plain_rows4(sum, acc.as_mut_ptr(), rows, w, ahead) {
                             rows4_into(r, acc, rows, w, n + i + l);
                         }
                     }
@@ -1390,11 +1458,24 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
             let units = others * tiles * nchunks * split.groups;
             let tile_bytes = (LANES + BLOCK_DEPTH + 1) * split.tile * acc;
             let rows_at_once = if split.tile >= QUAD_WIDTH { 64 } else { 16 };
+            // a float sum's panels (`panel_rows`), for the tile width that most units have
+            let sum = match plan.dtype(1) {
+                Ok(crate::dtype::DType::F32) if float && wide() => PlainSum::F32,
+                Ok(crate::dtype::DType::F64) if float && wide() => PlainSum::F64,
+                _ => PlainSum::No,
+            };
+            let panels = match panel_rows(sum, geo.reduced[0].1, split.tile) {
+                Some(p) => format!(
+                    " (a sum: in panels of {p} rows, a register of columns at a time with its \
+                     {LANES} lanes in registers)"
+                ),
+                None => String::new(),
+            };
             Description {
                 inner: format!(
                     "reduction, outer-dim path: input rows of contiguous outputs added \
                      {rows_at_once} at a time into {LANES} lane rows (row k into lane row k mod \
-                     {LANES}), vectorized across the outputs; {tree}"
+                     {LANES}){panels}, vectorized across the outputs; {tree}"
                 ),
                 walk: format!(
                     "walk: {others} x {n} input rows of {cols} contiguous outputs (row stride {} \
