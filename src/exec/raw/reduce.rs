@@ -922,13 +922,17 @@ struct TileAcc<A: Copy> {
     /// ran at half the speed of the 4-row loop: (64,64,56,56) channels_last, 51 MB, summed
     /// over H,W, 1 thread).
     in_cache: bool,
+    /// The input is larger than half the last-level cache: the 4-row loop prefetches short
+    /// rows ([`PREFETCH_MAX_STRIDE`]).
+    prefetch: bool,
 }
 
 impl<A: Copy> TileAcc<A> {
-    fn new(identity: A, width: usize, in_cache: bool) -> Self {
+    fn new(identity: A, width: usize, in_cache: bool, prefetch: bool) -> Self {
         TileAcc {
             width,
             in_cache,
+            prefetch,
             lanes: vec![identity; LANES * width],
             stack: vec![identity; BLOCK_DEPTH * width],
             scratch: vec![identity; width],
@@ -1131,10 +1135,12 @@ fn register_columns<R: Reducer>(r: &R, sum: PlainSum, s0: isize, w: usize) -> Op
 /// a panel's rows in turn, from L1 after the first.
 const PANEL_BYTES: usize = 16 << 10;
 
-/// Rows at most this many bytes apart have the 4-row loop prefetch its next step's rows
-/// (`add_lanes::f32_rows4`). 2-core Zen 3, 1 thread, sums over H,W of channels_last (16, C,
-/// 56, 56), the same process alternating builds: float32 C = 64 (256-byte rows) 1.12-1.19x,
-/// float64 C = 32 1.3-1.4x; but 1 KiB rows 0.87-0.91x, and 512-byte ones 0.94-1.13x.
+/// Rows at most this many bytes apart, of an input larger than half the last-level cache,
+/// have the 4-row loop prefetch its next step's rows (`add_lanes::f32_rows4`). 2-core Zen 3
+/// (L3 32 MiB), sums over H,W of channels_last images, the same process alternating builds:
+/// (32, 64, 56, 56) float32 (256-byte rows, 25.7 MB) 1.11-1.23x at 1 thread, 1.32-1.38x at
+/// 2; rows of 1 KiB 0.87-0.91x, of 512 bytes 0.94-1.13x. Smaller inputs gained 10-19% at 1
+/// thread ((16, 64, 56, 56) float32, (16, 32, 56, 56) float64: 12.8 MB) but lost 10-25% at 2.
 const PREFETCH_MAX_STRIDE: usize = 256;
 
 /// The fewest rows a panel of [`add_lanes::panel_columns`] is worth (8 a lane): its
@@ -1185,8 +1191,9 @@ unsafe fn tile_loop<R: Reducer>(
     let sum = PlainSum::of(r);
     let columns = register_columns(r, sum, s0, w).filter(|_| t.in_cache);
     let panel = panel_rows(sum, s0, w);
-    // short rows close together: the 4-row loop prefetches the next step's rows
-    let ahead = (s0.unsigned_abs() <= PREFETCH_MAX_STRIDE).then_some(4 * LANES as isize * s0);
+    // short rows close together, from memory: the 4-row loop prefetches the next step's rows
+    let ahead =
+        (s0.unsigned_abs() <= PREFETCH_MAX_STRIDE && t.prefetch).then_some(4 * LANES as isize * s0);
     for_runs(reduced, n0, n1, |off, len, n| {
         let mut i = 0;
         while i < len {
@@ -1590,6 +1597,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
     let reduced = &geo.reduced;
     // whole blocks side by side (add_lanes) only for an input the last-level cache holds
     let side_by_side = outputs * n * size_of::<R::In>() <= crate::exec::cache::sizes().l3;
+    let prefetch = outputs * n * size_of::<R::In>() > crate::exec::cache::sizes().l3 / 2;
     match col_dim {
         None => {
             let units = outputs * nchunks;
@@ -1656,7 +1664,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
             let units = others_n * tiles * slots;
             let tasks = task_count(units, outputs * n, grain);
             run_pieces(units, tasks, tasks * PIECES_PER_TASK, |b, e| {
-                let mut t = TileAcc::new(r.identity(), tile, side_by_side);
+                let mut t = TileAcc::new(r.identity(), tile, side_by_side, prefetch);
                 for u in b..e {
                     let slot = u % slots;
                     let (c, g) = (slot / groups, slot % groups);
