@@ -1152,9 +1152,9 @@ const MIN_PANEL_ROWS: usize = 8 * LANES;
 
 /// Rows per panel of [`add_lanes::panel_columns`] for this tile (a multiple of 16), when
 /// it takes them: a plain `f32` or `f64` sum (`sum`) of `w` columns (a multiple of a
-/// register's lanes)
-/// whose rows are at most [`REGISTER_COLUMNS_MAX_STRIDE`] apart, on a CPU without AVX-512
-/// (whose whole-block loop [`register_columns`] takes them).
+/// register's lanes) whose rows are at most 128 bytes apart (panels of at least
+/// [`MIN_PANEL_ROWS`]), on a CPU without AVX-512 (whose whole-block loop
+/// [`register_columns`] takes them).
 fn panel_rows(sum: PlainSum, s0: isize, w: usize) -> Option<usize> {
     let group = match sum {
         PlainSum::F32 => add_lanes::PANEL_COLUMN_GROUP,
@@ -1228,8 +1228,8 @@ unsafe fn tile_loop<R: Reducer>(
                 // SAFETY: the panel's rows are inside the run (panel <= len - i), each with w
                 // readable elements (the caller's guarantee); `panel_rows` checked that `In`
                 // and `Acc` are both `f32` or both `f64` (`PlainSum`: the CPU has AVX2) and
-                // that w is a multiple of a register's lanes; the lane rows (the tile's own memory, `tw >= w` apart) hold
-                // w accumulators each.
+                // that w is a multiple of a register's lanes; the lane rows (the tile's own
+                // memory, `tw >= w` apart) hold w accumulators each.
                 unsafe {
                     let lanes = t.lanes.as_mut_ptr();
                     if sum == PlainSum::F32 {
