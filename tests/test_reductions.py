@@ -346,6 +346,40 @@ def test_channels_last_sum_over_hw_is_not_copied():
     assert fi.mean(a, (0, 2, 3)).shape == (8,)
 
 
+@pytest.mark.parametrize(
+    ("shape", "dtype"),
+    [
+        ((4, 16, 56, 56), torch.float32),  # rows 64 bytes apart: panels of 256 rows
+        ((3, 32, 20, 20), torch.float32),  # 128 bytes: panels of 128, a partial one per image
+        ((2, 24, 30, 30), torch.float32),  # three registers of columns
+        ((3, 16, 40, 40), torch.float64),  # 128 bytes
+        ((2, 8, 33, 31), torch.float64),  # 64 bytes, odd H and W
+    ],
+    ids=str,
+)
+def test_channels_last_sums_over_hw_in_panels_match_torch(shape, dtype):
+    """Narrow channels_last images (rows at most 128 bytes apart, at least 128 rows a run): the
+    AVX2 outer-dim path adds them in panels of 16 KiB. Shape, strides and dtype as torch's,
+    values within a tolerance (another order of additions), and the same bits as the sum of a
+    contiguous copy (the panels keep each column's 16-lane tree)."""
+    g = torch.Generator().manual_seed(sum(shape))
+    t = torch.randn(*shape, generator=g, dtype=dtype).contiguous(
+        memory_format=torch.channels_last
+    )
+    a = share(t)
+    for dims, keepdim in [((2, 3), False), ((2, 3), True), ((0, 2, 3), False)]:
+        mine, theirs = fi.sum(a, dims, keepdim=keepdim), torch.sum(t, dims, keepdim=keepdim)
+        assert_same(mine, theirs, values=False)
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-4)
+        mean = fi.mean(a, dims, keepdim=keepdim)
+        assert_same(mean, torch.mean(t, dims, keepdim=keepdim), values=False)
+        np.testing.assert_allclose(
+            mean.numpy(), torch.mean(t, dims, keepdim=keepdim).numpy(), rtol=1e-5, atol=1e-6
+        )
+    nchw = fi.sum(a.contiguous(), (2, 3)).numpy()
+    assert fi.sum(a, (2, 3)).numpy().tobytes() == nchw.tobytes()
+
+
 @pytest.mark.parametrize("n", [100, 32768, 32769, 70001, 3 * 32768 + 5])
 def test_identical_bits_at_any_thread_count_and_grain(n):
     rng = np.random.default_rng(n)
