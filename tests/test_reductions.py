@@ -363,9 +363,7 @@ def test_channels_last_sums_over_hw_in_panels_match_torch(shape, dtype):
     values within a tolerance (another order of additions), and the same bits as the sum of a
     contiguous copy (the panels keep each column's 16-lane tree)."""
     g = torch.Generator().manual_seed(sum(shape))
-    t = torch.randn(*shape, generator=g, dtype=dtype).contiguous(
-        memory_format=torch.channels_last
-    )
+    t = torch.randn(*shape, generator=g, dtype=dtype).contiguous(memory_format=torch.channels_last)
     a = share(t)
     for dims, keepdim in [((2, 3), False), ((2, 3), True), ((0, 2, 3), False)]:
         mine, theirs = fi.sum(a, dims, keepdim=keepdim), torch.sum(t, dims, keepdim=keepdim)
