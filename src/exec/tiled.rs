@@ -357,6 +357,31 @@ pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
 }
 
 /// One line for `explain()`: the walk the executor takes, with its numbers.
+/// The clause of an untiled walk's line for a one-input loop whose contiguous input rows lie
+/// apart (a permuting copy that keeps the last dim): how far ahead `raw::map1` and the
+/// streamed copy prefetch them, as `raw::rows_ahead` decides for each block of rows.
+fn rows_prefetched(plan: &TensorIterator) -> String {
+    let ops = plan.operands();
+    let shape = plan.shape();
+    if ops.len() != 2 || plan.noutputs() != 1 || shape.len() < 2 {
+        return String::new();
+    }
+    let contiguous = ops
+        .iter()
+        .all(|op| op.stride_bytes[0] == op.itemsize() as isize);
+    let (row, gap) = (shape[0] * ops[1].itemsize(), ops[1].stride_bytes[1]);
+    match super::raw::rows_ahead(row, gap, shape[1]).filter(|_| contiguous) {
+        Some(ahead) => format!(
+            "; the input's rows of {row} bytes lie {} bytes apart: copies and the other \
+             one-input typed loops (not the vector math kernels) prefetch each {ahead} rows \
+             ahead (about {} bytes)",
+            gap.unsigned_abs(),
+            ahead * row
+        ),
+        None => String::new(),
+    }
+}
+
 pub fn describe(plan: &TensorIterator) -> String {
     if let Some(p) = permute_copy(plan) {
         let sizes = super::cache::sizes();
@@ -387,7 +412,8 @@ pub fn describe(plan: &TensorIterator) -> String {
     }
     match decide(plan) {
         TileDecision::Untiled(why) => format!(
-            "walk: torch's 2-D order, untiled ({why}); {}",
+            "walk: torch's 2-D order, untiled ({why}){}; {}",
+            rows_prefetched(plan),
             super::stores::describe_flat(super::stores::elementwise_streams(plan), plan.numel())
         ),
         TileDecision::Tiled(t) => {

@@ -48,7 +48,7 @@ mod walk;
 #[cfg(feature = "python")]
 pub(crate) use job::panic_message;
 pub(crate) use lanes::{map1_lanes, LaneMap};
-pub(crate) use loops::{copy_bytes, map1, map2, map2_widened, map3};
+pub(crate) use loops::{copy_bytes, map1, map2, map2_widened, map3, rows_ahead};
 pub(crate) use stream::{copy_streamed, f32_to_f16_rows, f32_to_f64_streamed};
 pub(crate) use walk::Walk;
 
@@ -161,6 +161,20 @@ impl<'a> Block<'a> {
     fn row(&self, k: usize, j: usize) -> *mut u8 {
         self.ptrs[k].wrapping_offset(j as isize * self.strides1[k])
     }
+}
+
+/// Asks the CPU to start loading the line at `p` into L1 (a hint: it never faults, whatever
+/// `p`).
+#[inline(always)]
+fn prefetch_line(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that never faults or changes memory; SSE is part of
+    // x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// Reads element `i` of a row with byte stride `s`.

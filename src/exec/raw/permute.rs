@@ -7,7 +7,7 @@
 //! ([`super::tile_image`]). Raw memory: see the invariants in [`super`].
 
 use super::tile_image::{ImageLayout, Images};
-use super::SendPtr;
+use super::{prefetch_line, SendPtr};
 use crate::exec::permute::{PermuteCopy, TileKernel as Kernel};
 
 /// Copies work items `begin..end` of `p` (see [`PermuteCopy::items`]) from the input at `src`
@@ -110,19 +110,6 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
 /// register kernels read whole lines per row and step, which they do follow).
 const PREFETCH_AHEAD: usize = 512;
 
-/// Asks the CPU to start loading the line at `p` (a hint: it never faults, whatever `p`).
-#[inline(always)]
-fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint that never faults or changes memory; SSE is part of
-    // x86-64.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 /// Copies `len` bytes from `s` to `d` in as few unaligned moves as it can (16-byte moves, the
 /// last one overlapping the one before).
 ///
@@ -175,7 +162,7 @@ unsafe fn tile_runs(s: *const u8, rows: &[isize], d: *mut u8, cols: &[isize], e:
         let to = d.wrapping_offset(col);
         for (r, &row) in rows.iter().enumerate() {
             let at = from.wrapping_offset(row);
-            prefetch(at.wrapping_add(PREFETCH_AHEAD));
+            prefetch_line(at.wrapping_add(PREFETCH_AHEAD));
             // SAFETY: element (r, c), as the caller guarantees.
             unsafe { copy_run(at, to.wrapping_add(r * e), e) };
         }
