@@ -357,29 +357,36 @@ pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
 }
 
 /// One line for `explain()`: the walk the executor takes, with its numbers.
-/// The clause of an untiled walk's line for a one-input loop whose contiguous input rows lie
-/// apart (a permuting copy that keeps the last dim): how far ahead `raw::map1` and the
-/// streamed copy prefetch them, as `raw::rows_ahead` decides for each block of rows.
+/// The clauses of an untiled walk's line for a loop of one or two inputs whose contiguous
+/// rows lie apart (a permuting copy that keeps the last dim, an add of such a view): how far
+/// ahead `raw::map1`, `raw::map2` and the streamed copy prefetch them, as `raw::rows_ahead`
+/// decides for each block of rows.
 fn rows_prefetched(plan: &TensorIterator) -> String {
     let ops = plan.operands();
     let shape = plan.shape();
-    if ops.len() != 2 || plan.noutputs() != 1 || shape.len() < 2 {
+    if !(2..=3).contains(&ops.len()) || plan.noutputs() != 1 || shape.len() < 2 {
         return String::new();
     }
-    let contiguous = ops
+    if !ops
         .iter()
-        .all(|op| op.stride_bytes[0] == op.itemsize() as isize);
-    let (row, gap) = (shape[0] * ops[1].itemsize(), ops[1].stride_bytes[1]);
-    match super::raw::rows_ahead(row, gap, shape[1]).filter(|_| contiguous) {
-        Some(ahead) => format!(
-            "; the input's rows of {row} bytes lie {} bytes apart: copies and the other \
-             one-input typed loops (not the vector math kernels) prefetch each {ahead} rows \
-             ahead (about {} bytes)",
-            gap.unsigned_abs(),
-            ahead * row
-        ),
-        None => String::new(),
+        .all(|op| op.stride_bytes[0] == op.itemsize() as isize)
+    {
+        return String::new();
     }
+    let mut text = String::new();
+    for (k, op) in ops.iter().enumerate().skip(1) {
+        let (row, gap) = (shape[0] * op.itemsize(), op.stride_bytes[1]);
+        if let Some(ahead) = super::raw::rows_ahead(row, gap, shape[1]) {
+            text.push_str(&format!(
+                "; operand {k}'s rows of {row} bytes lie {} bytes apart: the typed loops \
+                 (copies, casts, ops of one or two inputs; not the vector math kernels nor \
+                 float16's F16C rows) prefetch each {ahead} rows ahead (about {} bytes)",
+                gap.unsigned_abs(),
+                ahead * row
+            ));
+        }
+    }
+    text
 }
 
 pub fn describe(plan: &TensorIterator) -> String {

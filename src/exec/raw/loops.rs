@@ -81,7 +81,7 @@ pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
         _ => None,
     };
     for j in 0..blk.size1 {
-        prefetch_input_row(blk, ahead, j, row_bytes);
+        prefetch_row_ahead(blk, 1, ahead, j, row_bytes);
         let (po, pa) = (blk.row(0, j), blk.row(1, j) as *const u8);
         // SAFETY: module invariants; every index is `< size0`.
         unsafe {
@@ -115,37 +115,44 @@ pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
     stream::fence_if(stream);
 }
 
-/// Longest input row (bytes) that [`map1`] prefetches ahead: on longer rows the hardware
+/// Longest input row (bytes) that [`map1`] and [`map2`] prefetch ahead: on longer rows the hardware
 /// prefetchers lock on in time (rows of 6400 bytes gained nothing, 3200 at most 6%).
 const PREFETCHED_ROW_MAX: usize = 2048;
 
-/// How far ahead (bytes) [`map1`] asks for the input's rows ([`rows_ahead`]).
+/// How far ahead (bytes) [`map1`] and [`map2`] ask for their inputs' rows ([`rows_ahead`]).
 const PREFETCH_ROWS_BYTES: usize = 2048;
 
-/// Rows ahead whose input [`map1`] (and the streamed copy) prefetches in a block of `rows`
-/// short contiguous input rows (`row_bytes` each, `row_gap` apart) that do not follow each
-/// other in memory, such as a permuting copy that keeps the last dim: each row starts in
+/// Rows ahead that [`map1`], [`map2`] and the streamed copy prefetch of an input whose block
+/// has `rows` short contiguous rows (`row_bytes` each, `row_gap` apart) that do not follow
+/// each other in memory, such as a permuting copy that keeps the last dim: each row starts in
 /// another page, a run shorter than the hardware prefetchers take to lock on, so every row
-/// began with a wait on memory. About 2 KiB ahead,
-/// at least 2 rows. 2-core Zen 3, 8M float32 `.contiguous()`, the same process alternating
+/// began with a wait on memory. About 2 KiB ahead, at least 2 rows. 2-core Zen 3, 8M float32 `.contiguous()`, the same process alternating
 /// builds, 1 / 2 threads: (46, 111, 24, 66) by (1, 2, 0, 3) (264-byte rows) 1.56-1.59x /
 /// 1.31-1.34x, (300, 300, 90) by (1, 0, 2) (360) 1.69-1.88x / 1.32-1.54x, (46, 111, 16, 130)
 /// (520) 1.30-1.45x / 1.11-1.15x, (46, 111, 4, 397) (1588) 1.03-1.10x / 1.03-1.24x, the
-/// attention heads' (8, 512, 16, 128) by (0, 2, 1, 3) 1.26-1.28x / 1.14x.
+/// attention heads' (8, 512, 16, 128) by (0, 2, 1, 3) 1.26-1.28x / 1.14x. A contiguous array
+/// plus such a view, `out=`: (300, 300, 90) 1.62x / 1.18x, (46, 111, 16, 130) 1.32x / 1.22x,
+/// (8, 512, 16, 128) 1.23x / 0.95x.
 pub(crate) fn rows_ahead(row_bytes: usize, row_gap: isize, rows: usize) -> Option<usize> {
     let far = row_gap.unsigned_abs() != row_bytes;
     (far && rows > 1 && (1..=PREFETCHED_ROW_MAX).contains(&row_bytes))
         .then(|| PREFETCH_ROWS_BYTES.div_ceil(row_bytes).max(2))
 }
 
-/// With `ahead` ([`rows_ahead`]), asks for each line of input row `j + ahead` of the block
-/// (`row_bytes` long), if there is one (hints: they never fault).
+/// With `ahead` ([`rows_ahead`]), asks for each line of operand `k`'s row `j + ahead` of the
+/// block (`row_bytes` long), if there is one (hints: they never fault).
 #[inline(always)]
-pub(super) fn prefetch_input_row(blk: &Block, ahead: Option<usize>, j: usize, row_bytes: usize) {
+pub(super) fn prefetch_row_ahead(
+    blk: &Block,
+    k: usize,
+    ahead: Option<usize>,
+    j: usize,
+    row_bytes: usize,
+) {
     let Some(ahead) = ahead.filter(|&d| j + d < blk.size1) else {
         return;
     };
-    let p = blk.row(1, j + ahead);
+    let p = blk.row(k, j + ahead);
     let head = p as usize % 64;
     let start = p.wrapping_sub(head);
     for line in 0..(head + row_bytes).div_ceil(64) {
@@ -160,7 +167,14 @@ pub(crate) fn map2<A: Copy, B: Copy, O: Copy>(blk: &Block, f: impl Fn(A, B) -> O
     let sizes = [size_of::<O>(), size_of::<A>(), size_of::<B>()];
     let path = InnerLoop::of(blk.strides0, &sizes, 1);
     let (n, isa, stream) = (blk.size0, Isa::avx2(), blk.stream_out);
+    let ahead = |k: usize| match path {
+        InnerLoop::Vectorized => rows_ahead(n * sizes[k], blk.strides1[k], blk.size1),
+        _ => None,
+    };
+    let (ahead_a, ahead_b) = (ahead(1), ahead(2));
     for j in 0..blk.size1 {
+        prefetch_row_ahead(blk, 1, ahead_a, j, n * sizes[1]);
+        prefetch_row_ahead(blk, 2, ahead_b, j, n * sizes[2]);
         let (po, pa, pb) = (
             blk.row(0, j),
             blk.row(1, j) as *const u8,

@@ -67,7 +67,7 @@ pub(crate) fn copy_streamed(blk: &Block, width: usize) -> bool {
         }
         let ahead = super::loops::rows_ahead(len, blk.strides1[1], blk.size1);
         for (j, (dst, src)) in rows.enumerate() {
-            super::loops::prefetch_input_row(blk, ahead, j, len);
+            super::loops::prefetch_row_ahead(blk, 1, ahead, j, len);
             // SAFETY: module invariants: both rows hold `size0` contiguous elements of
             // `width` bytes (checked above), which do not overlap (checked above).
             unsafe { stream_bytes(dst, src, len) };
