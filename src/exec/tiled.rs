@@ -356,7 +356,6 @@ pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
     }
 }
 
-/// One line for `explain()`: the walk the executor takes, with its numbers.
 /// The clauses of an untiled walk's line for a loop of one or two inputs whose contiguous
 /// rows lie apart (a permuting copy that keeps the last dim, an add of such a view): how far
 /// ahead `raw::map1`, `raw::map2` and the streamed copy prefetch them, as `raw::rows_ahead`
@@ -389,6 +388,7 @@ fn rows_prefetched(plan: &TensorIterator) -> String {
     text
 }
 
+/// One line for `explain()`: the walk the executor takes, with its numbers.
 pub fn describe(plan: &TensorIterator) -> String {
     if let Some(p) = permute_copy(plan) {
         let sizes = super::cache::sizes();

@@ -115,8 +115,8 @@ pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
     stream::fence_if(stream);
 }
 
-/// Longest input row (bytes) that [`map1`] and [`map2`] prefetch ahead: on longer rows the hardware
-/// prefetchers lock on in time (rows of 6400 bytes gained nothing, 3200 at most 6%).
+/// Longest input row (bytes) that [`map1`] and [`map2`] prefetch ahead: on longer rows the
+/// hardware prefetchers lock on in time (rows of 6400 bytes gained nothing, 3200 at most 6%).
 const PREFETCHED_ROW_MAX: usize = 2048;
 
 /// How far ahead (bytes) [`map1`] and [`map2`] ask for their inputs' rows ([`rows_ahead`]).
@@ -126,13 +126,14 @@ const PREFETCH_ROWS_BYTES: usize = 2048;
 /// has `rows` short contiguous rows (`row_bytes` each, `row_gap` apart) that do not follow
 /// each other in memory, such as a permuting copy that keeps the last dim: each row starts in
 /// another page, a run shorter than the hardware prefetchers take to lock on, so every row
-/// began with a wait on memory. About 2 KiB ahead, at least 2 rows. 2-core Zen 3, 8M float32 `.contiguous()`, the same process alternating
-/// builds, 1 / 2 threads: (46, 111, 24, 66) by (1, 2, 0, 3) (264-byte rows) 1.56-1.59x /
-/// 1.31-1.34x, (300, 300, 90) by (1, 0, 2) (360) 1.69-1.88x / 1.32-1.54x, (46, 111, 16, 130)
-/// (520) 1.30-1.45x / 1.11-1.15x, (46, 111, 4, 397) (1588) 1.03-1.10x / 1.03-1.24x, the
-/// attention heads' (8, 512, 16, 128) by (0, 2, 1, 3) 1.26-1.28x / 1.14x. A contiguous array
-/// plus such a view, `out=`: (300, 300, 90) 1.62x / 1.18x, (46, 111, 16, 130) 1.32x / 1.22x,
-/// (8, 512, 16, 128) 1.23x / 0.95x.
+/// began with a wait on memory. About 2 KiB ahead, at least 2 rows. 2-core Zen 3, 8M float32
+/// `.contiguous()`, the same process alternating builds, 1 / 2 threads: (46, 111, 24, 66) by
+/// (1, 2, 0, 3) (264-byte rows) 1.56-1.59x / 1.31-1.34x, (300, 300, 90) by (1, 0, 2) (360)
+/// 1.69-1.88x / 1.32-1.54x, (46, 111, 16, 130) (520) 1.30-1.45x / 1.11-1.15x, (46, 111, 4,
+/// 397) (1588) 1.03-1.10x / 1.03-1.24x, the attention heads' (8, 512, 16, 128) by (0, 2, 1,
+/// 3) 1.26-1.28x / 1.14x. A contiguous array plus such a view, `out=`: (300, 300, 90) 1.62x /
+/// 1.18x, (46, 111, 16, 130) 1.32x / 1.22x, (8, 512, 16, 128) 1.23x / 0.95x. (A tiled walk's
+/// unpacked operands may take it too, beside the tile prefetch.)
 pub(crate) fn rows_ahead(row_bytes: usize, row_gap: isize, rows: usize) -> Option<usize> {
     let far = row_gap.unsigned_abs() != row_bytes;
     (far && rows > 1 && (1..=PREFETCHED_ROW_MAX).contains(&row_bytes))
