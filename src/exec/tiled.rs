@@ -366,10 +366,9 @@ fn rows_prefetched(plan: &TensorIterator) -> String {
     if !(2..=3).contains(&ops.len()) || plan.noutputs() != 1 || shape.len() < 2 {
         return String::new();
     }
-    if !ops
-        .iter()
-        .all(|op| op.stride_bytes[0] == op.itemsize() as isize)
-    {
+    let strides0: Vec<isize> = ops.iter().map(|op| op.stride_bytes[0]).collect();
+    let itemsizes: Vec<usize> = ops.iter().map(|op| op.itemsize()).collect();
+    if super::InnerLoop::of(&strides0, &itemsizes, 1) != super::InnerLoop::Vectorized {
         return String::new();
     }
     let mut text = String::new();

@@ -16,6 +16,8 @@
 //! lock on: their loops prefetch the next call's blocks ([`Spacing::ahead`]; a hint, which
 //! never faults, even past the input's end). Raw memory: see the invariants in [`super`].
 
+#[cfg(target_arch = "x86_64")]
+use super::prefetch_line;
 use super::reduce::{BLOCK, LANES};
 use std::mem::size_of;
 
@@ -480,7 +482,7 @@ pub(super) unsafe fn panel_columns<T: PanelFloat>(
                 let row = row0.wrapping_offset((g * LANES + l) as isize * stride);
                 let at = row.wrapping_add(c * size_of::<T>()) as *const T;
                 if starts_line {
-                    prefetch_l1(at.wrapping_byte_offset(next));
+                    prefetch_line(at.wrapping_byte_offset(next) as *const u8);
                 }
                 // SAFETY: row g·16 + l < p, columns c..c + T::LANES <= w (the caller's
                 // range); AVX2 (the caller's).
@@ -493,15 +495,6 @@ pub(super) unsafe fn panel_columns<T: PanelFloat>(
         }
         c += T::LANES;
     }
-}
-
-/// A hint to bring the cache line at `p` into L1 (it never faults, whatever `p` is).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn prefetch_l1<T>(p: *const T) {
-    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-    // SAFETY: a prefetch reads nothing and cannot fault, at any address.
-    unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) };
 }
 
 /// The end of the lane tree for `f32`: lanes 0-7 in `x` (each already lane i + lane i + 8),

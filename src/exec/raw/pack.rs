@@ -2,7 +2,7 @@
 //! dim-0-contiguous scratch and back, through AVX2 register transposes where they apply, and
 //! the prefetch of the next tile. Raw memory: see the invariants in [`super`].
 
-use super::{wide, Block};
+use super::{prefetch_line, wide, Block};
 use std::mem::size_of_val;
 
 /// Asks the CPU to start loading every cache line of a tile (all operands), so that the tile
@@ -11,7 +11,6 @@ use std::mem::size_of_val;
 /// the hardware prefetchers do not follow. Each operand's tile is taken along its faster dim;
 /// a tile with no contiguous-ish dim (both strides over a line) is left alone.
 pub(crate) fn prefetch(blk: &Block) {
-    #[cfg(target_arch = "x86_64")]
     for k in 0..blk.ptrs.len() {
         let (s0, s1) = (blk.strides0[k], blk.strides1[k]);
         let ((sf, nf), (ss, ns)) = if s0.unsigned_abs() <= s1.unsigned_abs() {
@@ -29,10 +28,7 @@ pub(crate) fn prefetch(blk: &Block) {
             let row = blk.ptrs[k].wrapping_offset(r as isize * ss + lo);
             let mut off = 0;
             while off < len + 63 {
-                let p = row.wrapping_add(off.min(len - 1)) as *const i8;
-                // SAFETY: a prefetch is a hint: it never faults or changes memory, whatever the
-                // address (here, one inside the tile anyway); SSE is part of x86-64.
-                unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
+                prefetch_line(row.wrapping_add(off.min(len - 1)));
                 off += 64;
             }
         }

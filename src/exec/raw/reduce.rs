@@ -1595,9 +1595,12 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
         }
     };
     let reduced = &geo.reduced;
-    // whole blocks side by side (add_lanes) only for an input the last-level cache holds
-    let side_by_side = outputs * n * size_of::<R::In>() <= crate::exec::cache::sizes().l3;
-    let prefetch = outputs * n * size_of::<R::In>() > crate::exec::cache::sizes().l3 / 2;
+    let input_bytes = outputs * n * size_of::<R::In>();
+    let l3 = crate::exec::cache::sizes().l3;
+    // whole blocks side by side (add_lanes) only for an input the last-level cache holds; the
+    // 4-row loop's prefetch only for one larger than half of it
+    let side_by_side = input_bytes <= l3;
+    let prefetch = input_bytes > l3 / 2;
     match col_dim {
         None => {
             let units = outputs * nchunks;
