@@ -159,16 +159,35 @@ def test_matmul_errors_and_operators():
         share(x) @ 2
 
 
-def test_matmul_does_not_depend_on_threads(threads_and_grain):
+#: (a shape, b shape): a folded batch of many row blocks, few rows and many columns (cut by
+#: columns on several threads), a matrix times a vector, a vector times a matrix, a batch
+MATMUL_SHAPES = [
+    ((3, 130, 70), (70, 90)),
+    ((5, 300), (300, 200)),
+    ((700, 33), (33,)),
+    ((257,), (257, 150)),
+    ((4, 9, 40), (4, 40, 70)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_matmul_does_not_depend_on_threads(threads_and_grain, dtype):
     rng = np.random.default_rng(3)
-    x = fi.from_numpy(rng.standard_normal((3, 130, 70)).astype(np.float32))
-    y = fi.from_numpy(rng.standard_normal((70, 90)).astype(np.float32))
-    expected = fi.matmul(x.contiguous(), y).numpy()
-    with parallelism(*threads_and_grain):
-        mine = fi.matmul(x, y).numpy()
-    assert mine.tobytes() == expected.tobytes()
-    z = torch.from_numpy(x.numpy()) @ torch.from_numpy(y.numpy())
-    np.testing.assert_allclose(mine, z.numpy(), rtol=1e-4, atol=1e-4)
+    for sa, sb in MATMUL_SHAPES:
+
+        def values(shape):
+            v = rng.standard_normal(shape)
+            if np.dtype(dtype).kind == "c":
+                v = v + 1j * rng.standard_normal(shape)
+            return v.astype(dtype)
+
+        x, y = fi.from_numpy(values(sa)), fi.from_numpy(values(sb))
+        expected = fi.matmul(x.contiguous(), y).numpy()
+        with parallelism(*threads_and_grain):
+            mine = fi.matmul(x, y).numpy()
+        assert mine.tobytes() == expected.tobytes(), (sa, sb)
+        z = torch.from_numpy(x.numpy()) @ torch.from_numpy(y.numpy())
+        np.testing.assert_allclose(mine, z.numpy(), rtol=1e-4, atol=1e-4)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,8 +1,11 @@
-//! Batched matrix products through `matrixmultiply` (f32, f64, complex64, complex128): each
-//! operand is read in place with its own element strides (any sign, zero included for the
-//! inputs), the result is a new contiguous array. The work is cut into (batch, row block)
-//! units fixed by the shapes alone and run on the pool; each unit is one single-threaded
-//! GEMM over its rows, so every element's sum is formed the same way at any thread count.
+//! Batched matrix products: float32 and float64 through [`super::gemm_fma`] where the CPU has
+//! AVX2 and FMA, else (and complex64, complex128) through `matrixmultiply`. Each operand is
+//! read in place with its own element strides (any sign, zero included for the inputs), the
+//! result is a new contiguous array. The work is cut into (batch, row block, column block)
+//! units run on the pool, the columns cut only where there are fewer row blocks than threads;
+//! a task's consecutive row blocks of one batch are one single-threaded GEMM. Both GEMMs form
+//! every element's sum the same way whatever the rows and columns around it, so a result
+//! never depends on the thread count or on how the work was cut.
 //! Raw memory: see the invariants in [`super`].
 
 use super::SendPtr;
@@ -15,6 +18,8 @@ use matrixmultiply::CGemmOption;
 /// Rows per unit of work: large enough for the GEMM's packing to pay, small enough to share
 /// a 1024-row product among the threads.
 const ROWS_PER_UNIT: usize = 64;
+/// Fewest columns per unit where a product of few rows is also split by columns.
+const MIN_COLS_PER_UNIT: usize = 32;
 
 /// One single-threaded product `c = a · b` of an `m × k` and a `k × n` matrix, each operand
 /// addressed by its first element and its (row, column) element strides.
@@ -46,6 +51,23 @@ macro_rules! real_gemm {
         impl GemmElement for $t {
             unsafe fn gemm(g: &GemmCall<Self>) {
                 let ((rsa, csa), (rsb, csb), (rsc, csc)) = (g.a_strides, g.b_strides, g.c_strides);
+                #[cfg(target_arch = "x86_64")]
+                if crate::exec::cpu::avx2() {
+                    // SAFETY: the caller's guarantee is `gemm_fma::gemm`'s contract; the CPU
+                    // has AVX2 and FMA (`cpu::avx2`).
+                    unsafe {
+                        super::gemm_fma::gemm(
+                            (g.m, g.k, g.n),
+                            g.a,
+                            (rsa, csa),
+                            g.b,
+                            (rsb, csb),
+                            g.c,
+                            (rsc, csc),
+                        )
+                    };
+                    return;
+                }
                 // SAFETY: the caller's guarantee is matrixmultiply's contract (β = 0, so `c`
                 // is only written).
                 unsafe {
@@ -116,7 +138,19 @@ pub(crate) fn batched_gemm<T: GemmElement>(a: &Array, b: &Array, grain: usize) -
     }
     let (sa, sb) = (a.strides(), b.strides());
     let row_blocks = m.div_ceil(ROWS_PER_UNIT);
-    let units = batches * row_blocks;
+    // products of fewer row blocks than threads are cut by columns too (how a product is cut
+    // never changes a sum, so this may follow the thread count)
+    let threads = crate::exec::pool::get_num_threads();
+    let col_blocks = if row_blocks >= threads {
+        1
+    } else {
+        threads
+            .div_ceil(row_blocks)
+            .min(n.div_ceil(MIN_COLS_PER_UNIT))
+            .max(1)
+    };
+    let cols_per_unit = n.div_ceil(col_blocks);
+    let units = batches * row_blocks * col_blocks;
     let item = T::DTYPE.itemsize() as isize;
     let (pa, pb, pc) = (
         SendPtr(a.data_ptr() as *mut u8),
@@ -137,25 +171,41 @@ pub(crate) fn batched_gemm<T: GemmElement>(a: &Array, b: &Array, grain: usize) -
     };
     let tasks = task_count(units, batches * m * n * k, grain);
     run_tasks(units, tasks, |begin, end| {
-        for u in begin..end {
-            let (t, block) = (u / row_blocks, u % row_blocks);
+        // the task's units, one product per batch they cover (its rows in one call: `b` is
+        // packed once per call, and how rows are split never changes a sum)
+        let mut u = begin;
+        while u < end {
+            let (t, rest) = (u / (row_blocks * col_blocks), u % (row_blocks * col_blocks));
+            let (block, col_block) = (rest / col_blocks, rest % col_blocks);
+            // whole rows: the task's consecutive units of this batch; else this unit's columns
+            let last = if col_blocks == 1 {
+                end.min((t + 1) * row_blocks)
+            } else {
+                u + 1
+            };
             let r0 = block * ROWS_PER_UNIT;
-            let rows = ROWS_PER_UNIT.min(m - r0);
+            let rows = (block + last - u) * ROWS_PER_UNIT;
+            let rows = rows.min(m) - r0;
+            let col0 = col_block * cols_per_unit;
+            let cols = cols_per_unit.min(n - col0);
+            u = last;
             let (oa, ob, oc) = batch_offsets(t);
             let oa = oa + r0 as isize * sa[nd - 2];
-            let oc = oc + r0 as isize * strides[nd - 2];
+            let ob = ob + col0 as isize * sb[nd - 1];
+            let oc = oc + r0 as isize * strides[nd - 2] + col0 as isize;
             let a0 = pa.get().wrapping_offset(oa * item) as *const T;
             let b0 = pb.get().wrapping_offset(ob * item) as *const T;
             let c0 = pc.get().wrapping_offset(oc * item) as *mut T;
             // SAFETY: a, b and out are arrays of dtype `T` (checked above) whose layouts were
-            // checked against their storages, so rows `r0..r0 + rows` of batch `t` of each,
-            // walked with their own strides, are their elements; `out` is new, contiguous
-            // (no two (i, j) alias) and only unit `u` writes these rows of this batch.
+            // checked against their storages, so rows `r0..r0 + rows` of batch `t` of `a` and
+            // the result and columns `col0..col0 + cols` of `b` and the result, walked with their
+            // own strides, are their elements; `out` is new, contiguous (no two (i, j) alias)
+            // and only this task writes these rows and columns of this batch.
             unsafe {
                 T::gemm(&GemmCall {
                     m: rows,
                     k,
-                    n,
+                    n: cols,
                     a: a0,
                     a_strides: (sa[nd - 2], sa[nd - 1]),
                     b: b0,

@@ -251,7 +251,7 @@ pub(super) unsafe fn edge_block<const L: usize>(
 /// `bytes` writable at `at`; the CPU has AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn store_first(at: *mut u8, v: __m256, bytes: usize) {
+pub(super) unsafe fn store_first(at: *mut u8, v: __m256, bytes: usize) {
     if bytes == 32 {
         // SAFETY: 32 bytes writable at `at` (the caller's).
         unsafe { _mm256_storeu_ps(at as *mut f32, v) };

@@ -27,6 +27,8 @@
 mod add_lanes;
 mod extremum_lanes;
 pub(crate) mod gemm;
+#[cfg(target_arch = "x86_64")]
+mod gemm_fma;
 mod isa;
 pub(crate) mod job;
 mod lanes;

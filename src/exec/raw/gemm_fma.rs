@@ -1,0 +1,639 @@
+//! A blocked single-threaded GEMM for float32 and float64 on AVX2 + FMA: `c = a · b` of an
+//! `m × k` and a `k × n` matrix, each addressed by its first element and its own element
+//! strides (any sign; zero for broadcast inputs).
+//!
+//! The classic five-loop layout: `b` is packed `KC × NC` at a time into panels `NR` columns
+//! wide, `a` `MC × KC` at a time into panels `MR` rows tall (zero-padded at the edges), and a
+//! register micro-kernel multiplies one `a` panel by one `b` panel, `MR × NR` sums held in
+//! 12 vector registers (6 × 16 float32, 6 × 8 float64) and updated by one FMA per register and
+//! `k`. A `b` panel (`KC × NR`, 16 KiB) stays in L1 while the `a` panels of a block (`MC ×
+//! KC`, ~144 KiB) stream from L2.
+//!
+//! Every element of `c` is summed the same way whatever the rows around it: `k` in order
+//! within a block of `KC`, one FMA chain per element, the blocks added to `c` in order. So a
+//! product split by rows over threads gives the same bits at any thread count.
+//!
+//! Why not `matrixmultiply` (still the path for complex types and CPUs without AVX2): its
+//! float32 kernel ran 1024² products at 68 GFLOPS on a 2-core Zen 3 (1 thread) where torch's
+//! reached 91. Raw memory: see the invariants in [`super`].
+
+#![cfg(target_arch = "x86_64")]
+
+use std::arch::x86_64::*;
+
+/// A float type with an FMA micro-kernel.
+pub(crate) trait FmaElement:
+    Copy + Default + std::ops::Add<Output = Self> + 'static
+{
+    /// Rows and columns of a micro-kernel's tile of `c`.
+    const MR: usize;
+    const NR: usize;
+    /// Rows of `a` packed at a time, depth of a packed block, columns of `b` packed at a time.
+    const MC: usize;
+    const KC: usize;
+    const NC: usize;
+
+    /// `a·b + c`, rounded once.
+    fn fma(a: Self, b: Self, c: Self) -> Self;
+
+    /// [`gemv`] (a `#[target_feature]` copy of it for this type).
+    ///
+    /// # Safety
+    /// As for [`gemv`].
+    unsafe fn gemv(
+        mk: (usize, usize),
+        a: *const Self,
+        sa: (isize, isize),
+        x: &[Self],
+        y: (*mut Self, isize),
+    );
+
+    /// [`pack`] of `a`'s rows (`MR` a panel) and of `b`'s columns (`NR` a panel).
+    ///
+    /// # Safety
+    /// As for [`pack`].
+    unsafe fn pack_a(dst: &mut [Self], src: *const Self, s: (isize, isize), n: usize, d: usize);
+    /// # Safety
+    /// As for [`pack`].
+    unsafe fn pack_b(dst: &mut [Self], src: *const Self, s: (isize, isize), n: usize, d: usize);
+
+    /// `t.c[i·t.rs + j·t.cs] (+)= Σ_l a[l·MR + i] · b[l·NR + j]` over `l < kc`, for `i <
+    /// t.rows`, `j < t.cols`: stored when `t.first`, added to what `c` holds otherwise.
+    ///
+    /// # Safety
+    /// `a` holds `kc·MR` readable elements and `b` `kc·NR`; the tile's elements are
+    /// writable (readable when not `first`), `rows <= MR`, `cols <= NR`, no two of them the
+    /// same; the CPU has AVX2 and FMA.
+    unsafe fn kernel(kc: usize, a: *const Self, b: *const Self, t: Tile<Self>);
+}
+
+/// Where a micro-kernel's sums go: element `(i, j)` at `c + i·rs + j·cs` for `i < rows`, `j <
+/// cols`, stored (`first`, the first block of `k`) or added.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tile<T> {
+    c: *mut T,
+    rs: isize,
+    cs: isize,
+    rows: usize,
+    cols: usize,
+    first: bool,
+}
+
+/// `c = a · b` (module doc).
+///
+/// # Safety
+/// `a + i·rsa + l·csa` (`i < m`, `l < k`) and `b + l·rsb + j·csb` (`l < k`, `j < n`) address
+/// readable elements, `c + i·rsc + j·csc` (`i < m`, `j < n`) distinct writable ones that no
+/// one else accesses meanwhile and that overlap neither input; the CPU has AVX2 and FMA.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn gemm<T: FmaElement>(
+    (m, k, n): (usize, usize, usize),
+    a: *const T,
+    (rsa, csa): (isize, isize),
+    b: *const T,
+    (rsb, csb): (isize, isize),
+    c: *mut T,
+    (rsc, csc): (isize, isize),
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        for i in 0..m {
+            for j in 0..n {
+                // SAFETY: element (i, j) of `c` (the caller's).
+                unsafe { *c.offset(i as isize * rsc + j as isize * csc) = T::default() };
+            }
+        }
+        return;
+    }
+    if n == 1 || m == 1 {
+        // a matrix times a vector (or a vector times a matrix: the transposed product)
+        let (rows, a, sa, x, incx, y) = if n == 1 {
+            (m, a, (rsa, csa), b, rsb, (c, rsc))
+        } else {
+            (n, b, (csb, rsb), a, csa, (c, csc))
+        };
+        // the vector gathered (it is read once a row)
+        // SAFETY: element l of the vector (the caller's).
+        let x: Vec<T> = (0..k)
+            .map(|l| unsafe { *x.wrapping_offset(l as isize * incx) })
+            .collect();
+        // SAFETY: the caller's guarantees, with the roles of rows and columns swapped for
+        // one row.
+        unsafe { T::gemv((rows, k), a, sa, &x, y) };
+        return;
+    }
+    if n < T::NR && m > n {
+        // few columns (a matrix times a vector): the transposed product, whose tiles are
+        // full; each element's sum is the same chain of FMAs
+        // SAFETY: the same elements, addressed with the roles of rows and columns swapped.
+        unsafe { gemm((n, k, m), b, (csb, rsb), a, (csa, rsa), c, (csc, rsc)) };
+        return;
+    }
+    let kc_max = T::KC.min(k);
+    let mut a_pack = Packed::<T>::new(T::MC.min(m).next_multiple_of(T::MR) * kc_max);
+    let mut b_pack = Packed::<T>::new(T::NC.min(n).next_multiple_of(T::NR) * kc_max);
+    for jc in (0..n).step_by(T::NC) {
+        let ncb = T::NC.min(n - jc);
+        for pc in (0..k).step_by(T::KC) {
+            let kcb = T::KC.min(k - pc);
+            let first = pc == 0;
+            let b0 = b.wrapping_offset(pc as isize * rsb + jc as isize * csb);
+            // SAFETY: rows pc..pc + kcb and columns jc..jc + ncb of `b` (the caller's); the
+            // buffer holds `ncb` columns rounded up to panels of `NR`, `kcb` deep.
+            unsafe { T::pack_b(b_pack.slice(), b0, (csb, rsb), ncb, kcb) };
+            for ic in (0..m).step_by(T::MC) {
+                let mcb = T::MC.min(m - ic);
+                let a0 = a.wrapping_offset(ic as isize * rsa + pc as isize * csa);
+                // SAFETY: rows ic..ic + mcb and columns pc..pc + kcb of `a` (the caller's);
+                // the buffer holds `mcb` rows rounded up to panels of `MR`, `kcb` deep.
+                unsafe { T::pack_a(a_pack.slice(), a0, (rsa, csa), mcb, kcb) };
+                for jr in (0..ncb).step_by(T::NR) {
+                    let bp = b_pack.ptr().wrapping_add(jr * kcb);
+                    for ir in (0..mcb).step_by(T::MR) {
+                        let ap = a_pack.ptr().wrapping_add(ir * kcb);
+                        let (i, j) = ((ic + ir) as isize, (jc + jr) as isize);
+                        let cp = c.wrapping_offset(i * rsc + j * csc);
+                        // SAFETY: the panels hold `kcb·MR` and `kcb·NR` packed elements;
+                        // rows i..i + mr and columns j..j + nr lie inside `c` (the caller's),
+                        // written by `first` before they are read.
+                        unsafe {
+                            T::kernel(
+                                kcb,
+                                ap,
+                                bp,
+                                Tile {
+                                    c: cp,
+                                    rs: rsc,
+                                    cs: csc,
+                                    rows: T::MR.min(mcb - ir),
+                                    cols: T::NR.min(ncb - jr),
+                                    first,
+                                },
+                            )
+                        };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `y[i·incy] = Σ_l a[i·rsa + l·csa] · x[l]` for `i < m`, `l < k` (`k = x.len() > 0`):
+/// along the rows of `a` where they are contiguous (four rows at a time, `W` running sums
+/// each, added up at the end), else down its columns (`k` in order for every row).
+///
+/// # Safety
+/// The elements of `a` readable, the `m` of `y` writable, not overlapping `a` or `x`.
+#[inline(always)]
+unsafe fn gemv<T: FmaElement, const W: usize>(
+    (m, k): (usize, usize),
+    a: *const T,
+    (rsa, csa): (isize, isize),
+    x: &[T],
+    (y, incy): (*mut T, isize),
+) {
+    let row = |i: usize| a.wrapping_offset(i as isize * rsa);
+    if csa == 1 {
+        let whole = k - k % W;
+        let mut i = 0;
+        while i < m {
+            let rows = (m - i).min(4);
+            let mut acc = [[T::default(); W]; 4];
+            for l in (0..whole).step_by(W) {
+                let xs: &[T; W] = x[l..l + W].try_into().expect("W elements");
+                for (q, sums) in acc.iter_mut().enumerate().take(rows) {
+                    // SAFETY: row i + q, elements l..l + W (contiguous, `csa` 1).
+                    let v = unsafe { (row(i + q).add(l) as *const [T; W]).read_unaligned() };
+                    for j in 0..W {
+                        sums[j] = T::fma(v[j], xs[j], sums[j]);
+                    }
+                }
+            }
+            for (q, sums) in acc.iter().enumerate().take(rows) {
+                let mut tail = T::default();
+                for (l, &xl) in x.iter().enumerate().skip(whole) {
+                    // SAFETY: row i + q, element l.
+                    tail = T::fma(unsafe { *row(i + q).add(l) }, xl, tail);
+                }
+                // the running sums added pairwise, then the tail
+                let mut s = *sums;
+                let mut w = W;
+                while w > 1 {
+                    w /= 2;
+                    for j in 0..w {
+                        s[j] = s[j] + s[j + w];
+                    }
+                }
+                // SAFETY: element i + q of `y`.
+                unsafe { *y.wrapping_offset((i + q) as isize * incy) = s[0] + tail };
+            }
+            i += rows;
+        }
+        return;
+    }
+    // down the columns, `W` rows at a time
+    for i0 in (0..m).step_by(W) {
+        let rows = (m - i0).min(W);
+        let mut sums = [T::default(); W];
+        for (l, &xl) in x.iter().enumerate() {
+            let col = row(i0).wrapping_offset(l as isize * csa);
+            for (q, s) in sums.iter_mut().enumerate().take(rows) {
+                // SAFETY: row i0 + q, element l.
+                *s = T::fma(unsafe { *col.wrapping_offset(q as isize * rsa) }, xl, *s);
+            }
+        }
+        for (q, &s) in sums.iter().enumerate().take(rows) {
+            // SAFETY: element i0 + q of `y`.
+            unsafe { *y.wrapping_offset((i0 + q) as isize * incy) = s };
+        }
+    }
+}
+
+/// Packs `count` lines (rows of `a` or columns of `b`) of `depth` elements into panels of
+/// `W` lines: line `i`, element `l` at `(i / W)·depth·W + l·W + i % W`, the last panel's
+/// missing lines zero. Line `i`'s element `l` is at `src + i·along + l·down`.
+///
+/// # Safety
+/// Those source elements are readable; `dst` holds `count.next_multiple_of(W)·depth`.
+unsafe fn pack<T: FmaElement, const W: usize>(
+    dst: &mut [T],
+    src: *const T,
+    (along, down): (isize, isize),
+    count: usize,
+    depth: usize,
+) {
+    for (p, panel) in dst[..count.next_multiple_of(W) * depth]
+        .chunks_exact_mut(depth * W)
+        .enumerate()
+    {
+        let i0 = p * W;
+        let lines = W.min(count - i0);
+        let base = src.wrapping_offset(i0 as isize * along);
+        if lines == W && along == 1 {
+            // a panel's lines next to each other in memory: `W` contiguous elements a step
+            for (l, out) in panel.chunks_exact_mut(W).enumerate() {
+                let at = base.wrapping_offset(l as isize * down) as *const [T; W];
+                // SAFETY: lines i0..i0 + W of element l, contiguous (`along` 1), readable.
+                out.copy_from_slice(&unsafe { at.read_unaligned() });
+            }
+            continue;
+        }
+        let mut done = 0;
+        if lines == W && down == 1 {
+            // each line's elements next to each other (`a` row-major, `b` column-major)
+            let (size, bytes) = (
+                std::mem::size_of::<T>(),
+                along * std::mem::size_of::<T>() as isize,
+            );
+            let (to, from) = (panel.as_mut_ptr() as *mut u8, base as *const u8);
+            // SAFETY: the panel's lines, elements 0..depth, readable (the caller's); the panel
+            // holds `depth·W` elements; the CPU has AVX2 (`gemm`'s contract).
+            done = unsafe {
+                match size {
+                    4 => contiguous_lines::<8, W>(to, from, bytes, depth),
+                    _ => contiguous_lines::<4, W>(to, from, bytes, depth),
+                }
+            };
+        }
+        for (l, out) in panel.chunks_exact_mut(W).enumerate().skip(done) {
+            let at = base.wrapping_offset(l as isize * down);
+            for (i, slot) in out.iter_mut().enumerate() {
+                *slot = if i < lines {
+                    // SAFETY: line i0 + i, element l: readable (the caller's).
+                    unsafe { *at.wrapping_offset(i as isize * along) }
+                } else {
+                    T::default()
+                };
+            }
+        }
+    }
+}
+
+/// [`pack`]'s panel of `W` whole lines whose elements lie next to each other (line `i`'s
+/// element `l` at `src + i·along + l·(32 / L)` bytes): `L` elements of each line at a time,
+/// `L` lines transposed in registers. Returns the elements of each line packed (a multiple
+/// of `L`; the rest is the caller's).
+///
+/// # Safety
+/// Those elements readable for `l < depth`; `dst` holds `depth·W` elements of `32 / L`
+/// bytes; the CPU has AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn contiguous_lines<const L: usize, const W: usize>(
+    dst: *mut u8,
+    src: *const u8,
+    along: isize,
+    depth: usize,
+) -> usize {
+    let size = 32 / L;
+    let whole = depth - depth % L;
+    for l in (0..whole).step_by(L) {
+        for g in (0..W).step_by(L) {
+            let n = L.min(W - g);
+            let mut x = [_mm256_setzero_ps(); 8];
+            for (q, v) in x.iter_mut().enumerate().take(n) {
+                let at = src
+                    .wrapping_offset((g + q) as isize * along)
+                    .wrapping_add(l * size);
+                // SAFETY: line g + q, elements l..l + L (`l + L <= depth`), readable.
+                *v = unsafe { _mm256_loadu_ps(at as *const f32) };
+            }
+            let t = super::pack::transpose_lanes::<L>(x);
+            for (j, &v) in t.iter().enumerate().take(L) {
+                let at = dst.wrapping_add(((l + j) * W + g) * size);
+                // SAFETY: element l + j of lines g..g + n: `n·size` bytes inside `dst`.
+                unsafe { super::lines256::store_first(at, v, n * size) };
+            }
+        }
+    }
+    whole
+}
+
+/// A packing buffer whose data starts on a 64-byte line.
+struct Packed<T> {
+    buf: Vec<T>,
+    start: usize,
+    len: usize,
+}
+
+impl<T: FmaElement> Packed<T> {
+    fn new(len: usize) -> Packed<T> {
+        let pad = 64 / std::mem::size_of::<T>();
+        let buf = vec![T::default(); len + pad];
+        let start = buf.as_ptr().align_offset(64).min(pad);
+        Packed { buf, start, len }
+    }
+    fn slice(&mut self) -> &mut [T] {
+        &mut self.buf[self.start..self.start + self.len]
+    }
+    fn ptr(&self) -> *const T {
+        self.buf[self.start..].as_ptr()
+    }
+}
+
+/// The [`FmaElement`] impl of a float type: its blocking, its micro-kernel (`MR` = 6 rows of
+/// 2 registers of `lanes`, the `_mm256_*` intrinsics of its width), its matrix-vector loop
+/// (`W` running sums) and its packing widths.
+macro_rules! fma_element {
+    ($t:ty, lanes $lanes:literal, mc $mc:literal, nc $nc:literal, gemv $w:literal,
+     $zero:ident, $load:ident, $broadcast:ident, $fmadd:ident, $store:ident, $add:ident) => {
+        impl FmaElement for $t {
+            const MR: usize = 6;
+            const NR: usize = 2 * $lanes;
+            const MC: usize = $mc;
+            const KC: usize = 256;
+            const NC: usize = $nc;
+
+            unsafe fn kernel(kc: usize, a: *const $t, b: *const $t, t: Tile<$t>) {
+                /// The kernel with AVX2 and FMA instructions.
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn fast(kc: usize, a: *const $t, b: *const $t, t: Tile<$t>) {
+                    let Tile {
+                        c,
+                        rs: rsc,
+                        cs: csc,
+                        rows: mr,
+                        cols: nr,
+                        first,
+                    } = t;
+                    const NR: usize = 2 * $lanes;
+                    let mut acc = [[$zero(); 2]; 6];
+                    for l in 0..kc {
+                        // SAFETY: element l of the panels: `a` holds kc·6 elements, `b` kc·NR
+                        // (the caller's).
+                        unsafe {
+                            let bp = b.add(l * NR);
+                            let (b0, b1) = ($load(bp), $load(bp.add($lanes)));
+                            let ap = a.add(l * 6);
+                            for (i, row) in acc.iter_mut().enumerate() {
+                                let x = $broadcast(&*ap.add(i));
+                                row[0] = $fmadd(x, b0, row[0]);
+                                row[1] = $fmadd(x, b1, row[1]);
+                            }
+                        }
+                    }
+                    if mr == 6 && nr == NR && csc == 1 {
+                        // whole registers into the tile's rows
+                        for (i, row) in acc.iter().enumerate() {
+                            let p = c.wrapping_offset(i as isize * rsc);
+                            for (v, &sum) in row.iter().enumerate() {
+                                let at = p.wrapping_add(v * $lanes);
+                                // SAFETY: row i, columns v·lanes.. of the tile: contiguous,
+                                // inside `c` (the caller's), readable when not `first`.
+                                unsafe {
+                                    if first {
+                                        $store(at, sum);
+                                    } else {
+                                        $store(at, $add($load(at), sum));
+                                    }
+                                }
+                            }
+                        }
+                        return;
+                    }
+                    // a partial tile (or strided columns): through a copy on the stack
+                    let mut tmp = [[<$t>::default(); NR]; 6];
+                    for (out, row) in tmp.iter_mut().zip(&acc) {
+                        for (v, &sum) in row.iter().enumerate() {
+                            // SAFETY: `lanes` elements inside a row of `tmp`.
+                            unsafe { $store(out.as_mut_ptr().add(v * $lanes), sum) };
+                        }
+                    }
+                    for (i, row) in tmp.iter().enumerate().take(mr) {
+                        for (j, &x) in row.iter().enumerate().take(nr) {
+                            let at = c.wrapping_offset(i as isize * rsc + j as isize * csc);
+                            // SAFETY: element (i, j) of the tile, inside `c` (the caller's).
+                            unsafe { *at = if first { x } else { *at + x } };
+                        }
+                    }
+                }
+                // SAFETY: the caller's guarantees, which are `fast`'s.
+                unsafe { fast(kc, a, b, t) }
+            }
+
+            #[inline(always)]
+            fn fma(a: $t, b: $t, c: $t) -> $t {
+                a.mul_add(b, c)
+            }
+
+            unsafe fn gemv(
+                mk: (usize, usize),
+                a: *const $t,
+                sa: (isize, isize),
+                x: &[$t],
+                y: (*mut $t, isize),
+            ) {
+                /// [`gemv`] with FMA instructions.
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn fast(
+                    mk: (usize, usize),
+                    a: *const $t,
+                    sa: (isize, isize),
+                    x: &[$t],
+                    y: (*mut $t, isize),
+                ) {
+                    // SAFETY: the caller's guarantees.
+                    unsafe { gemv::<$t, $w>(mk, a, sa, x, y) }
+                }
+                // SAFETY: the caller's guarantees; the CPU has AVX2 and FMA (`gemm`'s
+                // contract).
+                unsafe { fast(mk, a, sa, x, y) }
+            }
+
+            unsafe fn pack_a(
+                dst: &mut [$t],
+                src: *const $t,
+                s: (isize, isize),
+                n: usize,
+                d: usize,
+            ) {
+                // SAFETY: the caller's guarantees.
+                unsafe { pack::<$t, 6>(dst, src, s, n, d) }
+            }
+
+            unsafe fn pack_b(
+                dst: &mut [$t],
+                src: *const $t,
+                s: (isize, isize),
+                n: usize,
+                d: usize,
+            ) {
+                // SAFETY: the caller's guarantees.
+                unsafe { pack::<$t, { 2 * $lanes }>(dst, src, s, n, d) }
+            }
+        }
+    };
+}
+
+// 6 × 16 float32 tiles, `a` blocks of 144 × 256 (144 KiB, in L2), `b` panels 256 × 16 (16 KiB,
+// in L1); float64 the same bytes
+fma_element!(f32, lanes 8, mc 144, nc 4096, gemv 32,
+    _mm256_setzero_ps, _mm256_loadu_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_storeu_ps,
+    _mm256_add_ps);
+fma_element!(f64, lanes 4, mc 72, nc 2048, gemv 16,
+    _mm256_setzero_pd, _mm256_loadu_pd, _mm256_broadcast_sd, _mm256_fmadd_pd, _mm256_storeu_pd,
+    _mm256_add_pd);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The product by the definition, in float64, `k` in order.
+    fn reference(a: &[f64], b: &[f64], (m, k, n): (usize, usize, usize)) -> Vec<f64> {
+        let mut c = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                c[i * n + j] = (0..k).map(|l| a[i * k + l] * b[l * n + j]).sum();
+            }
+        }
+        c
+    }
+
+    /// The `cols × rows` row-major transpose of a `rows × cols` row-major matrix.
+    fn transposed(v: &[f64], rows: usize, cols: usize) -> Vec<f64> {
+        (0..rows * cols)
+            .map(|x| v[(x % rows) * cols + x / rows])
+            .collect()
+    }
+
+    /// Small integers, so that every sum is exact in float32 and float64 alike.
+    fn values(len: usize, seed: usize) -> Vec<f64> {
+        (0..len)
+            .map(|i| ((i * 7 + seed * 13) % 11) as f64 - 5.0)
+            .collect()
+    }
+
+    /// Every edge of the blocking (partial tiles, panels, blocks of `MC`, `KC` and `NC`,
+    /// the transposed path of few columns) and every operand layout (row-major, column-major,
+    /// reversed, broadcast), exact against the reference; `c` between its elements untouched.
+    fn products_are_exact<T: FmaElement + From<i8> + Into<f64>>() {
+        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+            return;
+        }
+        let sides = [1usize, 2, 5, 6, 7, 15, 16, 17, 33];
+        let mut shapes: Vec<(usize, usize, usize)> = Vec::new();
+        for &m in &sides {
+            for &n in &sides {
+                shapes.push((m, 3, n));
+            }
+        }
+        shapes.extend([
+            (T::MC + 7, T::KC + 3, T::NR * 2 + 1),
+            (13, 2 * T::KC + 1, 9),
+            (7, 5, T::NC + T::NR + 3),
+            (200, 1, 1),
+            (1, 40, 300),
+            (40, 0, 3),
+        ]);
+        for (case, &(m, k, n)) in shapes.iter().enumerate() {
+            let (av, bv) = (values(m * k, case), values(k * n, case + 1));
+            let want = reference(&av, &bv, (m, k, n));
+            let conv = |v: &[f64]| -> Vec<T> { v.iter().map(|&x| T::from(x as i8)).collect() };
+            for layout in 0..4 {
+                // a row-major / column-major / reversed rows / a broadcast row of ones
+                let (a, sa): (Vec<T>, (isize, isize)) = match layout {
+                    0 | 3 => (conv(&av), (k as isize, 1)),
+                    1 => (conv(&transposed(&av, m, k)), (1, m as isize)),
+                    _ => (conv(&av), (k as isize, 1)),
+                };
+                let (b, sb): (Vec<T>, (isize, isize)) = match layout {
+                    1 | 2 => (conv(&transposed(&bv, k, n)), (1, k as isize)),
+                    _ => (conv(&bv), (n as isize, 1)),
+                };
+                let ones = vec![T::from(1); k.max(1)];
+                // reversed rows of `a` (layout 2): start at the last row, negative stride
+                let (a_ptr, sa) = match layout {
+                    2 if m * k > 0 => (a[(m - 1) * k..].as_ptr(), (-(k as isize), 1)),
+                    3 => (ones.as_ptr(), (0, 1)),
+                    _ => (a.as_ptr(), sa),
+                };
+                let expect: Vec<f64> = match layout {
+                    2 => (0..m * n)
+                        .map(|x| want[(m - 1 - x / n) * n + x % n])
+                        .collect(),
+                    3 => {
+                        let col: Vec<f64> = (0..n)
+                            .map(|j| (0..k).map(|l| bv[l * n + j]).sum())
+                            .collect();
+                        (0..m * n).map(|x| col[x % n]).collect()
+                    }
+                    _ => want.clone(),
+                };
+                // c with a gap of 3 after each row, filled with a marker
+                let ldc = n + 3;
+                let mut c = vec![T::from(99); m * ldc];
+                // SAFETY: the operands' elements lie in `a_ptr`'s, `b`'s and `c`'s buffers
+                // as addressed; `c`'s are distinct; AVX2 and FMA checked.
+                unsafe {
+                    gemm(
+                        (m, k, n),
+                        a_ptr,
+                        sa,
+                        b.as_ptr(),
+                        sb,
+                        c.as_mut_ptr(),
+                        (ldc as isize, 1),
+                    )
+                };
+                for i in 0..m {
+                    for j in 0..ldc {
+                        let got: f64 = c[i * ldc + j].into();
+                        let exp = if j < n { expect[i * n + j] } else { 99.0 };
+                        assert_eq!(got, exp, "{m}x{k}x{n}, layout {layout}, ({i}, {j})");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn float32_products_are_exact() {
+        products_are_exact::<f32>();
+    }
+
+    #[test]
+    fn float64_products_are_exact() {
+        products_are_exact::<f64>();
+    }
+}
