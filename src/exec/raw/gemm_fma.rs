@@ -132,8 +132,10 @@ pub(crate) unsafe fn gemm<T: FmaElement>(
         return;
     }
     let kc_max = T::KC.min(k);
-    let mut a_pack = Packed::<T>::new(T::MC.min(m).next_multiple_of(T::MR) * kc_max);
-    let mut b_pack = Packed::<T>::new(T::NC.min(n).next_multiple_of(T::NR) * kc_max);
+    let a_len = T::MC.min(m).next_multiple_of(T::MR) * kc_max;
+    let b_len = T::NC.min(n).next_multiple_of(T::NR) * kc_max;
+    let mut lines = Scratch::take();
+    let (a_pack, b_pack) = lines.split::<T>(a_len, b_len);
     for jc in (0..n).step_by(T::NC) {
         let ncb = T::NC.min(n - jc);
         for pc in (0..k).step_by(T::KC) {
@@ -142,17 +144,17 @@ pub(crate) unsafe fn gemm<T: FmaElement>(
             let b0 = b.wrapping_offset(pc as isize * rsb + jc as isize * csb);
             // SAFETY: rows pc..pc + kcb and columns jc..jc + ncb of `b` (the caller's); the
             // buffer holds `ncb` columns rounded up to panels of `NR`, `kcb` deep.
-            unsafe { T::pack_b(b_pack.slice(), b0, (csb, rsb), ncb, kcb) };
+            unsafe { T::pack_b(b_pack, b0, (csb, rsb), ncb, kcb) };
             for ic in (0..m).step_by(T::MC) {
                 let mcb = T::MC.min(m - ic);
                 let a0 = a.wrapping_offset(ic as isize * rsa + pc as isize * csa);
                 // SAFETY: rows ic..ic + mcb and columns pc..pc + kcb of `a` (the caller's);
                 // the buffer holds `mcb` rows rounded up to panels of `MR`, `kcb` deep.
-                unsafe { T::pack_a(a_pack.slice(), a0, (rsa, csa), mcb, kcb) };
+                unsafe { T::pack_a(a_pack, a0, (rsa, csa), mcb, kcb) };
                 for jr in (0..ncb).step_by(T::NR) {
-                    let bp = b_pack.ptr().wrapping_add(jr * kcb);
+                    let bp = b_pack.as_ptr().wrapping_add(jr * kcb);
                     for ir in (0..mcb).step_by(T::MR) {
-                        let ap = a_pack.ptr().wrapping_add(ir * kcb);
+                        let ap = a_pack.as_ptr().wrapping_add(ir * kcb);
                         let (i, j) = ((ic + ir) as isize, (jc + jr) as isize);
                         let cp = c.wrapping_offset(i * rsc + j * csc);
                         // SAFETY: the panels hold `kcb·MR` and `kcb·NR` packed elements;
@@ -350,25 +352,51 @@ unsafe fn contiguous_lines<const L: usize, const W: usize>(
     whole
 }
 
-/// A packing buffer whose data starts on a 64-byte line.
-struct Packed<T> {
-    buf: Vec<T>,
-    start: usize,
-    len: usize,
+/// A 64-byte line of scratch.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+thread_local! {
+    /// Each thread's packing scratch, kept between products: a fresh buffer for every product
+    /// is a fresh mapping for large ones, whose page faults and unmapping (a TLB shootdown
+    /// across the pool's threads) cost 256² products at 2 threads more than their packing.
+    static SCRATCH: std::cell::Cell<Vec<Line>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
-impl<T: FmaElement> Packed<T> {
-    fn new(len: usize) -> Packed<T> {
-        let pad = 64 / std::mem::size_of::<T>();
-        let buf = vec![T::default(); len + pad];
-        let start = buf.as_ptr().align_offset(64).min(pad);
-        Packed { buf, start, len }
+/// The calling thread's packing scratch, taken for one product and given back when dropped (a
+/// nested product meanwhile makes its own).
+struct Scratch(Vec<Line>);
+
+impl Scratch {
+    fn take() -> Scratch {
+        Scratch(SCRATCH.with(|s| s.take()))
     }
-    fn slice(&mut self) -> &mut [T] {
-        &mut self.buf[self.start..self.start + self.len]
+
+    /// Two buffers of `a` and `b` elements, each starting on a line. Their contents are left
+    /// from earlier products: the packing writes every element the kernels read.
+    fn split<T: FmaElement>(&mut self, a: usize, b: usize) -> (&mut [T], &mut [T]) {
+        let lines = |n: usize| (n * std::mem::size_of::<T>()).div_ceil(64);
+        let need = lines(a) + lines(b);
+        if self.0.len() < need {
+            self.0 = vec![Line([0; 64]); need];
+        }
+        let (x, y) = self.0.split_at_mut(lines(a));
+        // SAFETY: `x` and `y` are disjoint, 64-byte aligned and hold at least `a` and `b`
+        // elements of `T` (f32 or f64: every bit pattern is a value, alignment at most 8).
+        unsafe {
+            (
+                std::slice::from_raw_parts_mut(x.as_mut_ptr() as *mut T, a),
+                std::slice::from_raw_parts_mut(y.as_mut_ptr() as *mut T, b),
+            )
+        }
     }
-    fn ptr(&self) -> *const T {
-        self.buf[self.start..].as_ptr()
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let lines = std::mem::take(&mut self.0);
+        SCRATCH.with(|s| s.set(lines));
     }
 }
 
