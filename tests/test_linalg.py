@@ -159,10 +159,12 @@ def test_matmul_errors_and_operators():
         share(x) @ 2
 
 
-#: (a shape, b shape): a folded batch of many row blocks, few rows and many columns (cut by
-#: columns on several threads), a matrix times a vector, a vector times a matrix, a batch
+#: (a shape, b shape): a folded batch of many row blocks, 65 rows (a last part of one row on
+#: two threads), few rows and many columns (cut by columns on several threads), a matrix times
+#: a vector, a vector times a matrix, a batch
 MATMUL_SHAPES = [
     ((3, 130, 70), (70, 90)),
+    ((65, 300), (300, 30)),
     ((5, 300), (300, 200)),
     ((700, 33), (33,)),
     ((257,), (257, 150)),

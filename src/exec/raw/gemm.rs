@@ -21,9 +21,36 @@ const ROWS_PER_UNIT: usize = 64;
 /// Fewest columns per unit where a product of few rows is also split by columns.
 const MIN_COLS_PER_UNIT: usize = 32;
 
+/// What the whole product that a GEMM call is part of multiplies: every part of a product
+/// takes the same loop (the matrix-vector loop forms its sums differently), whatever the
+/// part's own sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Whole {
+    /// Matrices: the blocked product.
+    Matrices,
+    /// A matrix times a vector (one column).
+    MatrixVector,
+    /// A vector times a matrix (one row): the transposed matrix-vector loop.
+    VectorMatrix,
+}
+
+impl Whole {
+    /// The kind of an `m × k` times `k × n` product.
+    pub(crate) fn of(m: usize, n: usize) -> Whole {
+        match (m, n) {
+            (_, 1) => Whole::MatrixVector,
+            (1, _) => Whole::VectorMatrix,
+            _ => Whole::Matrices,
+        }
+    }
+}
+
 /// One single-threaded product `c = a · b` of an `m × k` and a `k × n` matrix, each operand
-/// addressed by its first element and its (row, column) element strides.
+/// addressed by its first element and its (row, column) element strides; `whole`: what the
+/// product it is part of multiplies.
 pub(crate) struct GemmCall<T> {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    whole: Whole,
     m: usize,
     k: usize,
     n: usize,
@@ -58,6 +85,7 @@ macro_rules! real_gemm {
                     unsafe {
                         super::gemm_fma::gemm(
                             (g.m, g.k, g.n),
+                            g.whole,
                             g.a,
                             (rsa, csa),
                             g.b,
@@ -203,6 +231,7 @@ pub(crate) fn batched_gemm<T: GemmElement>(a: &Array, b: &Array, grain: usize) -
             // and only this task writes these rows and columns of this batch.
             unsafe {
                 T::gemm(&GemmCall {
+                    whole: Whole::of(m, n),
                     m: rows,
                     k,
                     n: cols,

@@ -9,9 +9,11 @@
 //! `k`. A `b` panel (`KC × NR`, 16 KiB) stays in L1 while the `a` panels of a block (`MC ×
 //! KC`, ~144 KiB) stream from L2.
 //!
-//! Every element of `c` is summed the same way whatever the rows around it: `k` in order
-//! within a block of `KC`, one FMA chain per element, the blocks added to `c` in order. So a
-//! product split by rows over threads gives the same bits at any thread count.
+//! Every element of `c` is summed the same way whatever the rows and columns around it: `k` in
+//! order within a block of `KC`, one FMA chain per element, the blocks added to `c` in order
+//! (the transposed product of few columns too). So a product split by rows or columns over
+//! threads gives the same bits at any thread count. Products of one row or column take a
+//! matrix-vector loop instead ([`gemv`]), chosen by the whole product's shape, not a part's.
 //!
 //! Why not `matrixmultiply` (still the path for complex types and CPUs without AVX2): its
 //! float32 kernel ran 1024² products at 68 GFLOPS on a 2-core Zen 3 (1 thread) where torch's
@@ -19,6 +21,7 @@
 
 #![cfg(target_arch = "x86_64")]
 
+pub(crate) use super::gemm::Whole;
 use std::arch::x86_64::*;
 
 /// A float type with an FMA micro-kernel.
@@ -79,7 +82,7 @@ pub(crate) struct Tile<T> {
     first: bool,
 }
 
-/// `c = a · b` (module doc).
+/// `c = a · b` (module doc), a part of a product of the kind `whole`.
 ///
 /// # Safety
 /// `a + i·rsa + l·csa` (`i < m`, `l < k`) and `b + l·rsb + j·csb` (`l < k`, `j < n`) address
@@ -88,6 +91,7 @@ pub(crate) struct Tile<T> {
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn gemm<T: FmaElement>(
     (m, k, n): (usize, usize, usize),
+    whole: Whole,
     a: *const T,
     (rsa, csa): (isize, isize),
     b: *const T,
@@ -107,9 +111,9 @@ pub(crate) unsafe fn gemm<T: FmaElement>(
         }
         return;
     }
-    if n == 1 || m == 1 {
+    if whole != Whole::Matrices {
         // a matrix times a vector (or a vector times a matrix: the transposed product)
-        let (rows, a, sa, x, incx, y) = if n == 1 {
+        let (rows, a, sa, x, incx, y) = if whole == Whole::MatrixVector {
             (m, a, (rsa, csa), b, rsb, (c, rsc))
         } else {
             (n, b, (csb, rsb), a, csa, (c, csc))
@@ -128,7 +132,18 @@ pub(crate) unsafe fn gemm<T: FmaElement>(
         // few columns (a matrix times a vector): the transposed product, whose tiles are
         // full; each element's sum is the same chain of FMAs
         // SAFETY: the same elements, addressed with the roles of rows and columns swapped.
-        unsafe { gemm((n, k, m), b, (csb, rsb), a, (csa, rsa), c, (csc, rsc)) };
+        unsafe {
+            gemm(
+                (n, k, m),
+                whole,
+                b,
+                (csb, rsb),
+                a,
+                (csa, rsa),
+                c,
+                (csc, rsc),
+            )
+        };
         return;
     }
     let kc_max = T::KC.min(k);
@@ -636,6 +651,7 @@ mod tests {
                 unsafe {
                     gemm(
                         (m, k, n),
+                        Whole::of(m, n),
                         a_ptr,
                         sa,
                         b.as_ptr(),
@@ -653,6 +669,74 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A product cut into parts by rows and by columns (down to single rows and columns, as
+    /// the pool's units may be) gives the whole product's bits, on values whose sums round.
+    fn parts_give_the_same_bits<T: FmaElement + From<f32> + Into<f64>>() {
+        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+            return;
+        }
+        let mut seed = 12345u64;
+        let mut random = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            T::from((seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
+        };
+        for (m, k, n) in [
+            (65, 300, 40),
+            (5, 600, 70),
+            (130, 2 * T::KC + 1, 17),
+            (1, 300, 90),
+        ] {
+            let a: Vec<T> = (0..m * k).map(|_| random()).collect();
+            let b: Vec<T> = (0..k * n).map(|_| random()).collect();
+            let run = |rows: (usize, usize), cols: (usize, usize)| {
+                let mut c = vec![T::default(); (rows.1 - rows.0) * (cols.1 - cols.0)];
+                // SAFETY: rows `rows` of `a` and columns `cols` of `b` (row-major), a
+                // row-major `c` of that size; AVX2 and FMA checked.
+                unsafe {
+                    gemm(
+                        (rows.1 - rows.0, k, cols.1 - cols.0),
+                        Whole::of(m, n),
+                        a[rows.0 * k..].as_ptr(),
+                        (k as isize, 1),
+                        b[cols.0..].as_ptr(),
+                        (n as isize, 1),
+                        c.as_mut_ptr(),
+                        ((cols.1 - cols.0) as isize, 1),
+                    )
+                };
+                c
+            };
+            let whole: Vec<f64> = run((0, m), (0, n)).into_iter().map(Into::into).collect();
+            for cut in [1, 6, 64, m - 1].into_iter().filter(|&r| r < m) {
+                let mut parts = run((0, cut), (0, n));
+                parts.extend(run((cut, m), (0, n)));
+                let parts: Vec<f64> = parts.into_iter().map(Into::into).collect();
+                assert_eq!(parts, whole, "{m}x{k}x{n} cut at row {cut}");
+            }
+            for cut in [1, 16, n - 1].into_iter().filter(|&j| j < n) {
+                let (left, right) = (run((0, m), (0, cut)), run((0, m), (cut, n)));
+                for i in 0..m {
+                    for j in 0..n {
+                        let got: f64 = if j < cut {
+                            left[i * cut + j].into()
+                        } else {
+                            right[i * (n - cut) + j - cut].into()
+                        };
+                        assert_eq!(got, whole[i * n + j], "{m}x{k}x{n} cut at column {cut}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn parts_of_products_give_the_same_bits() {
+        parts_give_the_same_bits::<f32>();
+        parts_give_the_same_bits::<f64>();
     }
 
     #[test]
