@@ -86,12 +86,9 @@ macro_rules! real_gemm {
                         super::gemm_fma::gemm(
                             (g.m, g.k, g.n),
                             g.whole,
-                            g.a,
-                            (rsa, csa),
-                            g.b,
-                            (rsb, csb),
-                            g.c,
-                            (rsc, csc),
+                            (g.a, (rsa, csa)),
+                            (g.b, (rsb, csb)),
+                            (g.c, (rsc, csc)),
                         )
                     };
                     return;

@@ -1,13 +1,16 @@
-//! A blocked single-threaded GEMM for float32 and float64 on AVX2 + FMA: `c = a · b` of an
-//! `m × k` and a `k × n` matrix, each addressed by its first element and its own element
-//! strides (any sign; zero for broadcast inputs).
+//! A blocked single-threaded GEMM for float32 and float64 on AVX2 + FMA or AVX-512: `c = a ·
+//! b` of an `m × k` and a `k × n` matrix, each addressed by its first element and its own
+//! element strides (any sign; zero for broadcast inputs).
 //!
 //! The classic five-loop layout: `b` is packed `KC × NC` at a time into panels `NR` columns
 //! wide, `a` `MC × KC` at a time into panels `MR` rows tall (zero-padded at the edges), and a
 //! register micro-kernel multiplies one `a` panel by one `b` panel, `MR × NR` sums held in
-//! 12 vector registers (6 × 16 float32, 6 × 8 float64) and updated by one FMA per register and
-//! `k`. A `b` panel (`KC × NR`, 16 KiB) stays in L1 while the `a` panels of a block (`MC ×
-//! KC`, ~144 KiB) stream from L2.
+//! vector registers and updated by one FMA per register and `k`: 12 ymm registers in AVX2 (6 ×
+//! 16 float32, 6 × 8 float64), 24 zmm in AVX-512 (12 × 32, 12 × 16). A `b` panel (`KC × NR`,
+//! 16 or 32 KiB) stays in L1 while the `a` panels of a block (`MC × KC`, 144-192 KiB) stream
+//! from L2. The AVX-512 kernel is the one for CPUs whose FMA units are 512 bits wide (two
+//! per core on server Xeons: twice AVX2's arithmetic); on Zen 4, which splits a 512-bit FMA
+//! in two, it ran within 5% of the AVX2 kernel (1 thread) and 0-12% ahead (2 threads).
 //!
 //! Every element of `c` is summed the same way whatever the rows and columns around it: `k` in
 //! order within a block of `KC`, one FMA chain per element, the blocks added to `c` in order
@@ -24,17 +27,14 @@
 pub(crate) use super::gemm::Whole;
 use std::arch::x86_64::*;
 
-/// A float type with an FMA micro-kernel.
+/// A float type the GEMM multiplies: its matrix-vector loop and its two micro-kernels.
 pub(crate) trait FmaElement:
     Copy + Default + std::ops::Add<Output = Self> + 'static
 {
-    /// Rows and columns of a micro-kernel's tile of `c`.
-    const MR: usize;
-    const NR: usize;
-    /// Rows of `a` packed at a time, depth of a packed block, columns of `b` packed at a time.
-    const MC: usize;
-    const KC: usize;
-    const NC: usize;
+    /// The micro-kernel and blocking in 256-bit registers (AVX2 and FMA).
+    type Avx2: MicroKernel<Element = Self>;
+    /// The micro-kernel and blocking in 512-bit registers (AVX-512F).
+    type Avx512: MicroKernel<Element = Self>;
 
     /// `a·b + c`, rounded once.
     fn fma(a: Self, b: Self, c: Self) -> Self;
@@ -50,15 +50,42 @@ pub(crate) trait FmaElement:
         x: &[Self],
         y: (*mut Self, isize),
     );
+}
+
+/// A register micro-kernel of one vector width and the blocking sized for it.
+pub(crate) trait MicroKernel {
+    type Element: FmaElement;
+    /// Rows and columns of a micro-kernel's tile of `c`.
+    const MR: usize;
+    const NR: usize;
+    /// Rows of `a` packed at a time, depth of a packed block, columns of `b` packed at a time.
+    const MC: usize;
+    const KC: usize;
+    const NC: usize;
+
+    /// Whether this CPU runs the kernel (the capability `FERROITER_CPU_CAPABILITY` allows).
+    fn available() -> bool;
 
     /// [`pack`] of `a`'s rows (`MR` a panel) and of `b`'s columns (`NR` a panel).
     ///
     /// # Safety
     /// As for [`pack`].
-    unsafe fn pack_a(dst: &mut [Self], src: *const Self, s: (isize, isize), n: usize, d: usize);
+    unsafe fn pack_a(
+        dst: &mut [Self::Element],
+        src: *const Self::Element,
+        s: (isize, isize),
+        n: usize,
+        d: usize,
+    );
     /// # Safety
     /// As for [`pack`].
-    unsafe fn pack_b(dst: &mut [Self], src: *const Self, s: (isize, isize), n: usize, d: usize);
+    unsafe fn pack_b(
+        dst: &mut [Self::Element],
+        src: *const Self::Element,
+        s: (isize, isize),
+        n: usize,
+        d: usize,
+    );
 
     /// `t.c[i·t.rs + j·t.cs] (+)= Σ_l a[l·MR + i] · b[l·NR + j]` over `l < kc`, for `i <
     /// t.rows`, `j < t.cols`: stored when `t.first`, added to what `c` holds otherwise.
@@ -66,8 +93,13 @@ pub(crate) trait FmaElement:
     /// # Safety
     /// `a` holds `kc·MR` readable elements and `b` `kc·NR`; the tile's elements are
     /// writable (readable when not `first`), `rows <= MR`, `cols <= NR`, no two of them the
-    /// same; the CPU has AVX2 and FMA.
-    unsafe fn kernel(kc: usize, a: *const Self, b: *const Self, t: Tile<Self>);
+    /// same; [`MicroKernel::available`].
+    unsafe fn kernel(
+        kc: usize,
+        a: *const Self::Element,
+        b: *const Self::Element,
+        t: Tile<Self::Element>,
+    );
 }
 
 /// Where a micro-kernel's sums go: element `(i, j)` at `c + i·rs + j·cs` for `i < rows`, `j <
@@ -82,22 +114,41 @@ pub(crate) struct Tile<T> {
     first: bool,
 }
 
-/// `c = a · b` (module doc), a part of a product of the kind `whole`.
+/// `c = a · b` (module doc), a part of a product of the kind `whole`, in the widest
+/// micro-kernel this CPU runs (the same for every part of a product: the capability is read
+/// once per process).
 ///
 /// # Safety
 /// `a + i·rsa + l·csa` (`i < m`, `l < k`) and `b + l·rsb + j·csb` (`l < k`, `j < n`) address
 /// readable elements, `c + i·rsc + j·csc` (`i < m`, `j < n`) distinct writable ones that no
 /// one else accesses meanwhile and that overlap neither input; the CPU has AVX2 and FMA.
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn gemm<T: FmaElement>(
+    mkn: (usize, usize, usize),
+    whole: Whole,
+    a: (*const T, (isize, isize)),
+    b: (*const T, (isize, isize)),
+    c: (*mut T, (isize, isize)),
+) {
+    // SAFETY: the caller's guarantees; each kernel runs only where it is available.
+    unsafe {
+        if T::Avx512::available() {
+            product::<T::Avx512>(mkn, whole, a, b, c)
+        } else {
+            product::<T::Avx2>(mkn, whole, a, b, c)
+        }
+    }
+}
+
+/// [`gemm`] with the micro-kernel `K`.
+///
+/// # Safety
+/// As for [`gemm`]; `K` is available.
+unsafe fn product<K: MicroKernel>(
     (m, k, n): (usize, usize, usize),
     whole: Whole,
-    a: *const T,
-    (rsa, csa): (isize, isize),
-    b: *const T,
-    (rsb, csb): (isize, isize),
-    c: *mut T,
-    (rsc, csc): (isize, isize),
+    (a, (rsa, csa)): (*const K::Element, (isize, isize)),
+    (b, (rsb, csb)): (*const K::Element, (isize, isize)),
+    (c, (rsc, csc)): (*mut K::Element, (isize, isize)),
 ) {
     if m == 0 || n == 0 {
         return;
@@ -106,7 +157,7 @@ pub(crate) unsafe fn gemm<T: FmaElement>(
         for i in 0..m {
             for j in 0..n {
                 // SAFETY: element (i, j) of `c` (the caller's).
-                unsafe { *c.offset(i as isize * rsc + j as isize * csc) = T::default() };
+                unsafe { *c.offset(i as isize * rsc + j as isize * csc) = K::Element::default() };
             }
         }
         return;
@@ -120,55 +171,52 @@ pub(crate) unsafe fn gemm<T: FmaElement>(
         };
         // the vector gathered (it is read once a row)
         // SAFETY: element l of the vector (the caller's).
-        let x: Vec<T> = (0..k)
+        let x: Vec<K::Element> = (0..k)
             .map(|l| unsafe { *x.wrapping_offset(l as isize * incx) })
             .collect();
         // SAFETY: the caller's guarantees, with the roles of rows and columns swapped for
         // one row.
-        unsafe { T::gemv((rows, k), a, sa, &x, y) };
+        unsafe { K::Element::gemv((rows, k), a, sa, &x, y) };
         return;
     }
-    if n < T::NR && m > n {
+    if n < K::NR && m > n {
         // few columns (a matrix times a vector): the transposed product, whose tiles are
         // full; each element's sum is the same chain of FMAs
         // SAFETY: the same elements, addressed with the roles of rows and columns swapped.
         unsafe {
-            gemm(
+            product::<K>(
                 (n, k, m),
                 whole,
-                b,
-                (csb, rsb),
-                a,
-                (csa, rsa),
-                c,
-                (csc, rsc),
+                (b, (csb, rsb)),
+                (a, (csa, rsa)),
+                (c, (csc, rsc)),
             )
         };
         return;
     }
-    let kc_max = T::KC.min(k);
-    let a_len = T::MC.min(m).next_multiple_of(T::MR) * kc_max;
-    let b_len = T::NC.min(n).next_multiple_of(T::NR) * kc_max;
+    let kc_max = K::KC.min(k);
+    let a_len = K::MC.min(m).next_multiple_of(K::MR) * kc_max;
+    let b_len = K::NC.min(n).next_multiple_of(K::NR) * kc_max;
     let mut lines = Scratch::take();
-    let (a_pack, b_pack) = lines.split::<T>(a_len, b_len);
-    for jc in (0..n).step_by(T::NC) {
-        let ncb = T::NC.min(n - jc);
-        for pc in (0..k).step_by(T::KC) {
-            let kcb = T::KC.min(k - pc);
+    let (a_pack, b_pack) = lines.split::<K::Element>(a_len, b_len);
+    for jc in (0..n).step_by(K::NC) {
+        let ncb = K::NC.min(n - jc);
+        for pc in (0..k).step_by(K::KC) {
+            let kcb = K::KC.min(k - pc);
             let first = pc == 0;
             let b0 = b.wrapping_offset(pc as isize * rsb + jc as isize * csb);
             // SAFETY: rows pc..pc + kcb and columns jc..jc + ncb of `b` (the caller's); the
             // buffer holds `ncb` columns rounded up to panels of `NR`, `kcb` deep.
-            unsafe { T::pack_b(b_pack, b0, (csb, rsb), ncb, kcb) };
-            for ic in (0..m).step_by(T::MC) {
-                let mcb = T::MC.min(m - ic);
+            unsafe { K::pack_b(b_pack, b0, (csb, rsb), ncb, kcb) };
+            for ic in (0..m).step_by(K::MC) {
+                let mcb = K::MC.min(m - ic);
                 let a0 = a.wrapping_offset(ic as isize * rsa + pc as isize * csa);
                 // SAFETY: rows ic..ic + mcb and columns pc..pc + kcb of `a` (the caller's);
                 // the buffer holds `mcb` rows rounded up to panels of `MR`, `kcb` deep.
-                unsafe { T::pack_a(a_pack, a0, (rsa, csa), mcb, kcb) };
-                for jr in (0..ncb).step_by(T::NR) {
+                unsafe { K::pack_a(a_pack, a0, (rsa, csa), mcb, kcb) };
+                for jr in (0..ncb).step_by(K::NR) {
                     let bp = b_pack.as_ptr().wrapping_add(jr * kcb);
-                    for ir in (0..mcb).step_by(T::MR) {
+                    for ir in (0..mcb).step_by(K::MR) {
                         let ap = a_pack.as_ptr().wrapping_add(ir * kcb);
                         let (i, j) = ((ic + ir) as isize, (jc + jr) as isize);
                         let cp = c.wrapping_offset(i * rsc + j * csc);
@@ -176,7 +224,7 @@ pub(crate) unsafe fn gemm<T: FmaElement>(
                         // rows i..i + mr and columns j..j + nr lie inside `c` (the caller's),
                         // written by `first` before they are read.
                         unsafe {
-                            T::kernel(
+                            K::kernel(
                                 kcb,
                                 ap,
                                 bp,
@@ -184,8 +232,8 @@ pub(crate) unsafe fn gemm<T: FmaElement>(
                                     c: cp,
                                     rs: rsc,
                                     cs: csc,
-                                    rows: T::MR.min(mcb - ir),
-                                    cols: T::NR.min(ncb - jr),
+                                    rows: K::MR.min(mcb - ir),
+                                    cols: K::NR.min(ncb - jr),
                                     first,
                                 },
                             )
@@ -415,22 +463,31 @@ impl Drop for Scratch {
     }
 }
 
-/// The [`FmaElement`] impl of a float type: its blocking, its micro-kernel (`MR` = 6 rows of
-/// 2 registers of `lanes`, the `_mm256_*` intrinsics of its width), its matrix-vector loop
-/// (`W` running sums) and its packing widths.
-macro_rules! fma_element {
-    ($t:ty, lanes $lanes:literal, mc $mc:literal, nc $nc:literal, gemv $w:literal,
+/// A [`MicroKernel`]: the struct `$name` for the element type `$t`, compiled with the target
+/// features `$features`: `MR` rows of 2 registers of `lanes` (the intrinsics of its width),
+/// `a` packed `MC × KC` at a time, `b` `KC × NC`.
+macro_rules! micro_kernel {
+    ($name:ident, $t:ty, $features:literal, $available:path, lanes $lanes:literal, mr $mr:literal,
+     mc $mc:literal, kc $kc:literal, nc $nc:literal,
      $zero:ident, $load:ident, $broadcast:ident, $fmadd:ident, $store:ident, $add:ident) => {
-        impl FmaElement for $t {
-            const MR: usize = 6;
+        #[doc = concat!("The ", stringify!($t), " micro-kernel in ", $features, ".")]
+        pub(crate) struct $name;
+
+        impl MicroKernel for $name {
+            type Element = $t;
+            const MR: usize = $mr;
             const NR: usize = 2 * $lanes;
             const MC: usize = $mc;
-            const KC: usize = 256;
+            const KC: usize = $kc;
             const NC: usize = $nc;
 
+            fn available() -> bool {
+                $available()
+            }
+
             unsafe fn kernel(kc: usize, a: *const $t, b: *const $t, t: Tile<$t>) {
-                /// The kernel with AVX2 and FMA instructions.
-                #[target_feature(enable = "avx2,fma")]
+                /// The kernel with its target features.
+                #[target_feature(enable = $features)]
                 unsafe fn fast(kc: usize, a: *const $t, b: *const $t, t: Tile<$t>) {
                     let Tile {
                         c,
@@ -441,22 +498,22 @@ macro_rules! fma_element {
                         first,
                     } = t;
                     const NR: usize = 2 * $lanes;
-                    let mut acc = [[$zero(); 2]; 6];
+                    let mut acc = [[$zero(); 2]; $mr];
                     for l in 0..kc {
-                        // SAFETY: element l of the panels: `a` holds kc·6 elements, `b` kc·NR
-                        // (the caller's).
+                        // SAFETY: element l of the panels: `a` holds kc·MR elements, `b`
+                        // kc·NR (the caller's).
                         unsafe {
                             let bp = b.add(l * NR);
                             let (b0, b1) = ($load(bp), $load(bp.add($lanes)));
-                            let ap = a.add(l * 6);
+                            let ap = a.add(l * $mr);
                             for (i, row) in acc.iter_mut().enumerate() {
-                                let x = $broadcast(&*ap.add(i));
+                                let x = $broadcast(*ap.add(i));
                                 row[0] = $fmadd(x, b0, row[0]);
                                 row[1] = $fmadd(x, b1, row[1]);
                             }
                         }
                     }
-                    if mr == 6 && nr == NR && csc == 1 {
+                    if mr == $mr && nr == NR && csc == 1 {
                         // whole registers into the tile's rows
                         for (i, row) in acc.iter().enumerate() {
                             let p = c.wrapping_offset(i as isize * rsc);
@@ -476,7 +533,7 @@ macro_rules! fma_element {
                         return;
                     }
                     // a partial tile (or strided columns): through a copy on the stack
-                    let mut tmp = [[<$t>::default(); NR]; 6];
+                    let mut tmp = [[<$t>::default(); NR]; $mr];
                     for (out, row) in tmp.iter_mut().zip(&acc) {
                         for (v, &sum) in row.iter().enumerate() {
                             // SAFETY: `lanes` elements inside a row of `tmp`.
@@ -491,9 +548,64 @@ macro_rules! fma_element {
                         }
                     }
                 }
-                // SAFETY: the caller's guarantees, which are `fast`'s.
+                // SAFETY: the caller's guarantees, which are `fast`'s (the kernel is
+                // available: the CPU has its features).
                 unsafe { fast(kc, a, b, t) }
             }
+
+            unsafe fn pack_a(
+                dst: &mut [$t],
+                src: *const $t,
+                s: (isize, isize),
+                n: usize,
+                d: usize,
+            ) {
+                // SAFETY: the caller's guarantees.
+                unsafe { pack::<$t, $mr>(dst, src, s, n, d) }
+            }
+
+            unsafe fn pack_b(
+                dst: &mut [$t],
+                src: *const $t,
+                s: (isize, isize),
+                n: usize,
+                d: usize,
+            ) {
+                // SAFETY: the caller's guarantees.
+                unsafe { pack::<$t, { 2 * $lanes }>(dst, src, s, n, d) }
+            }
+        }
+    };
+}
+
+// AVX2: 6 × 16 float32 tiles (12 of the 16 ymm registers), `a` blocks of 144 × 256 (144 KiB,
+// in L2), `b` panels 256 × 16 (16 KiB, in L1); float64 the same bytes
+micro_kernel!(F32Avx2, f32, "avx2,fma", crate::exec::cpu::avx2, lanes 8, mr 6,
+    mc 144, kc 256, nc 4096,
+    _mm256_setzero_ps, _mm256_loadu_ps, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps,
+    _mm256_add_ps);
+micro_kernel!(F64Avx2, f64, "avx2,fma", crate::exec::cpu::avx2, lanes 4, mr 6,
+    mc 72, kc 256, nc 2048,
+    _mm256_setzero_pd, _mm256_loadu_pd, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_storeu_pd,
+    _mm256_add_pd);
+// AVX-512: 12 × 32 float32 tiles (24 of the 32 zmm registers), `b` panels KC × 32 (KC·128
+// bytes, in L1 beside the `a` panel in use); float64 the same bytes
+micro_kernel!(F32Avx512, f32, "avx512f,avx2,fma", crate::exec::cpu::avx512, lanes 16, mr 12,
+    mc 192, kc 256, nc 4096,
+    _mm512_setzero_ps, _mm512_loadu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps,
+    _mm512_add_ps);
+micro_kernel!(F64Avx512, f64, "avx512f,avx2,fma", crate::exec::cpu::avx512, lanes 8, mr 12,
+    mc 96, kc 256, nc 2048,
+    _mm512_setzero_pd, _mm512_loadu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_storeu_pd,
+    _mm512_add_pd);
+
+/// The [`FmaElement`] impl of a float type: its kernels and its matrix-vector loop (`W`
+/// running sums).
+macro_rules! fma_element {
+    ($t:ty, $avx2:ident, $avx512:ident, gemv $w:literal) => {
+        impl FmaElement for $t {
+            type Avx2 = $avx2;
+            type Avx512 = $avx512;
 
             #[inline(always)]
             fn fma(a: $t, b: $t, c: $t) -> $t {
@@ -523,40 +635,12 @@ macro_rules! fma_element {
                 // contract).
                 unsafe { fast(mk, a, sa, x, y) }
             }
-
-            unsafe fn pack_a(
-                dst: &mut [$t],
-                src: *const $t,
-                s: (isize, isize),
-                n: usize,
-                d: usize,
-            ) {
-                // SAFETY: the caller's guarantees.
-                unsafe { pack::<$t, 6>(dst, src, s, n, d) }
-            }
-
-            unsafe fn pack_b(
-                dst: &mut [$t],
-                src: *const $t,
-                s: (isize, isize),
-                n: usize,
-                d: usize,
-            ) {
-                // SAFETY: the caller's guarantees.
-                unsafe { pack::<$t, { 2 * $lanes }>(dst, src, s, n, d) }
-            }
         }
     };
 }
 
-// 6 × 16 float32 tiles, `a` blocks of 144 × 256 (144 KiB, in L2), `b` panels 256 × 16 (16 KiB,
-// in L1); float64 the same bytes
-fma_element!(f32, lanes 8, mc 144, nc 4096, gemv 32,
-    _mm256_setzero_ps, _mm256_loadu_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_storeu_ps,
-    _mm256_add_ps);
-fma_element!(f64, lanes 4, mc 72, nc 2048, gemv 16,
-    _mm256_setzero_pd, _mm256_loadu_pd, _mm256_broadcast_sd, _mm256_fmadd_pd, _mm256_storeu_pd,
-    _mm256_add_pd);
+fma_element!(f32, F32Avx2, F32Avx512, gemv 32);
+fma_element!(f64, F64Avx2, F64Avx512, gemv 16);
 
 #[cfg(test)]
 mod tests {
@@ -590,8 +674,11 @@ mod tests {
     /// Every edge of the blocking (partial tiles, panels, blocks of `MC`, `KC` and `NC`,
     /// the transposed path of few columns) and every operand layout (row-major, column-major,
     /// reversed, broadcast), exact against the reference; `c` between its elements untouched.
-    fn products_are_exact<T: FmaElement + From<i8> + Into<f64>>() {
-        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+    fn products_are_exact<K: MicroKernel>()
+    where
+        K::Element: From<i8> + Into<f64>,
+    {
+        if !K::available() {
             return;
         }
         let sides = [1usize, 2, 5, 6, 7, 15, 16, 17, 33];
@@ -602,9 +689,9 @@ mod tests {
             }
         }
         shapes.extend([
-            (T::MC + 7, T::KC + 3, T::NR * 2 + 1),
-            (13, 2 * T::KC + 1, 9),
-            (7, 5, T::NC + T::NR + 3),
+            (K::MC + 7, K::KC + 3, K::NR * 2 + 1),
+            (13, 2 * K::KC + 1, 9),
+            (7, 5, K::NC + K::NR + 3),
             (200, 1, 1),
             (1, 40, 300),
             (40, 0, 3),
@@ -612,19 +699,21 @@ mod tests {
         for (case, &(m, k, n)) in shapes.iter().enumerate() {
             let (av, bv) = (values(m * k, case), values(k * n, case + 1));
             let want = reference(&av, &bv, (m, k, n));
-            let conv = |v: &[f64]| -> Vec<T> { v.iter().map(|&x| T::from(x as i8)).collect() };
+            let conv = |v: &[f64]| -> Vec<K::Element> {
+                v.iter().map(|&x| K::Element::from(x as i8)).collect()
+            };
             for layout in 0..4 {
                 // a row-major / column-major / reversed rows / a broadcast row of ones
-                let (a, sa): (Vec<T>, (isize, isize)) = match layout {
+                let (a, sa): (Vec<K::Element>, (isize, isize)) = match layout {
                     0 | 3 => (conv(&av), (k as isize, 1)),
                     1 => (conv(&transposed(&av, m, k)), (1, m as isize)),
                     _ => (conv(&av), (k as isize, 1)),
                 };
-                let (b, sb): (Vec<T>, (isize, isize)) = match layout {
+                let (b, sb): (Vec<K::Element>, (isize, isize)) = match layout {
                     1 | 2 => (conv(&transposed(&bv, k, n)), (1, k as isize)),
                     _ => (conv(&bv), (n as isize, 1)),
                 };
-                let ones = vec![T::from(1); k.max(1)];
+                let ones = vec![K::Element::from(1); k.max(1)];
                 // reversed rows of `a` (layout 2): start at the last row, negative stride
                 let (a_ptr, sa) = match layout {
                     2 if m * k > 0 => (a[(m - 1) * k..].as_ptr(), (-(k as isize), 1)),
@@ -645,19 +734,16 @@ mod tests {
                 };
                 // c with a gap of 3 after each row, filled with a marker
                 let ldc = n + 3;
-                let mut c = vec![T::from(99); m * ldc];
+                let mut c = vec![K::Element::from(99); m * ldc];
                 // SAFETY: the operands' elements lie in `a_ptr`'s, `b`'s and `c`'s buffers
                 // as addressed; `c`'s are distinct; AVX2 and FMA checked.
                 unsafe {
-                    gemm(
+                    product::<K>(
                         (m, k, n),
                         Whole::of(m, n),
-                        a_ptr,
-                        sa,
-                        b.as_ptr(),
-                        sb,
-                        c.as_mut_ptr(),
-                        (ldc as isize, 1),
+                        (a_ptr, sa),
+                        (b.as_ptr(), sb),
+                        (c.as_mut_ptr(), (ldc as isize, 1)),
                     )
                 };
                 for i in 0..m {
@@ -673,8 +759,11 @@ mod tests {
 
     /// A product cut into parts by rows and by columns (down to single rows and columns, as
     /// the pool's units may be) gives the whole product's bits, on values whose sums round.
-    fn parts_give_the_same_bits<T: FmaElement + From<f32> + Into<f64>>() {
-        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+    fn parts_give_the_same_bits<K: MicroKernel>()
+    where
+        K::Element: From<f32> + Into<f64>,
+    {
+        if !K::available() {
             return;
         }
         let mut seed = 12345u64;
@@ -682,30 +771,27 @@ mod tests {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            T::from((seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
+            K::Element::from((seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
         };
         for (m, k, n) in [
             (65, 300, 40),
             (5, 600, 70),
-            (130, 2 * T::KC + 1, 17),
+            (130, 2 * K::KC + 1, 17),
             (1, 300, 90),
         ] {
-            let a: Vec<T> = (0..m * k).map(|_| random()).collect();
-            let b: Vec<T> = (0..k * n).map(|_| random()).collect();
+            let a: Vec<K::Element> = (0..m * k).map(|_| random()).collect();
+            let b: Vec<K::Element> = (0..k * n).map(|_| random()).collect();
             let run = |rows: (usize, usize), cols: (usize, usize)| {
-                let mut c = vec![T::default(); (rows.1 - rows.0) * (cols.1 - cols.0)];
+                let mut c = vec![K::Element::default(); (rows.1 - rows.0) * (cols.1 - cols.0)];
                 // SAFETY: rows `rows` of `a` and columns `cols` of `b` (row-major), a
                 // row-major `c` of that size; AVX2 and FMA checked.
                 unsafe {
-                    gemm(
+                    product::<K>(
                         (rows.1 - rows.0, k, cols.1 - cols.0),
                         Whole::of(m, n),
-                        a[rows.0 * k..].as_ptr(),
-                        (k as isize, 1),
-                        b[cols.0..].as_ptr(),
-                        (n as isize, 1),
-                        c.as_mut_ptr(),
-                        ((cols.1 - cols.0) as isize, 1),
+                        (a[rows.0 * k..].as_ptr(), (k as isize, 1)),
+                        (b[cols.0..].as_ptr(), (n as isize, 1)),
+                        (c.as_mut_ptr(), ((cols.1 - cols.0) as isize, 1)),
                     )
                 };
                 c
@@ -735,17 +821,21 @@ mod tests {
 
     #[test]
     fn parts_of_products_give_the_same_bits() {
-        parts_give_the_same_bits::<f32>();
-        parts_give_the_same_bits::<f64>();
+        parts_give_the_same_bits::<F32Avx2>();
+        parts_give_the_same_bits::<F64Avx2>();
+        parts_give_the_same_bits::<F32Avx512>();
+        parts_give_the_same_bits::<F64Avx512>();
     }
 
     #[test]
     fn float32_products_are_exact() {
-        products_are_exact::<f32>();
+        products_are_exact::<F32Avx2>();
+        products_are_exact::<F32Avx512>();
     }
 
     #[test]
     fn float64_products_are_exact() {
-        products_are_exact::<f64>();
+        products_are_exact::<F64Avx2>();
+        products_are_exact::<F64Avx512>();
     }
 }
