@@ -221,15 +221,24 @@ pub fn describe_flat(streamed: bool, numel: usize) -> String {
 }
 
 /// Output bytes from which a transposing copy (the direct tiled walk, the permuting copy) on
-/// `threads` threads streams its stores: with a near L3, a quarter of it (input and output
-/// together take half of it, and it is shared with other cores), at least 4 L2s — a
-/// transposing copy writes each output line while many others are open, so the line a plain
-/// store reads is not prefetched as a contiguous copy's is; with a far one, the size of L2,
-/// and more than half an L2 per thread (input and output then take more than an L2 on each
-/// core: [`flat_output_streams`]'s rule).
+/// `threads` threads streams its stores. With a near L3, on one thread, a quarter of it (input
+/// and output together take half of it, and it is shared with other cores), at least 4 L2s —
+/// a transposing copy writes each output line while many others are open, so the line a plain
+/// store reads is not prefetched as a contiguous copy's is; on more threads, 3/8 of it (input
+/// and output within 3/4 of it). One core's streamed stores already take what memory gives,
+/// where plain stores into L3 gain with every core. On the 2-core Zen 4 at 2 threads
+/// (float32, 32 MiB L3, one process alternating the two), NCHW -> NHWC / NHWC -> NCHW /
+/// NCHW -> nChw16c / nChw16c -> NCHW of (B, 64, 56, 56) ran at 47-56 GB/s streamed whatever
+/// B; plain: 51-93 / 64-120 / 70-127 / 75-135 for B = 12 (9.2 MiB out), 47-81 / 80-103 /
+/// 79-116 / 92-125 for B = 14 (10.7 MiB), 35-42 / 54-67 / 69-85 / 64-105 for B = 16 (12.25
+/// MiB: the first lost), 19-25 / 30-41 / 45-67 / 44-64 for B = 20 (15.3 MiB). At 1 thread
+/// B = 16 ran 12 / 17 / 34 / 35 plain against 51 / 54 / 53 / 55 streamed. With a far L3, the
+/// size of L2, and more than half an L2 per thread (input and output then take more than an
+/// L2 on each core: [`flat_output_streams`]'s rule).
 pub fn transposing_copy_from(threads: usize) -> usize {
     let sizes = cache::sizes();
     match last_level() {
+        LastLevel::Near if threads > 1 => (sizes.l3 / 8 * 3).max(4 * sizes.l2),
         LastLevel::Near => (sizes.l3 / 4).max(4 * sizes.l2),
         LastLevel::Far => sizes.l2.max((sizes.l2 / 2).saturating_mul(threads) + 1),
     }
@@ -277,7 +286,10 @@ pub fn describe(streamed: bool, numel: usize) -> String {
     let threads = threads_sharing(numel);
     let from = transposing_copy_from(threads);
     let cache = match last_level() {
-        LastLevel::Near => "near last-level cache".to_string(),
+        LastLevel::Near => format!(
+            "near last-level cache: a quarter of it on 1 core, 3/8 on more; on {}",
+            cores_text(threads)
+        ),
         LastLevel::Far => format!(
             "far last-level cache (Intel): an L2, and more than half an L2 per core, on {}",
             cores_text(threads)
@@ -330,7 +342,8 @@ mod tests {
             }
             LastLevel::Near => {
                 assert!(transposing_copy_from(1) >= 4 * sizes.l2);
-                assert_eq!(transposing_copy_from(16), transposing_copy_from(1));
+                assert!(transposing_copy_from(2) >= transposing_copy_from(1));
+                assert_eq!(transposing_copy_from(16), transposing_copy_from(2));
                 assert!(flat_output_streams(sizes.l3 / 2 + 1, sizes.l3 + 2, 1));
                 assert!(!flat_output_streams(sizes.l3 / 2, sizes.l3, 16));
             }
