@@ -217,7 +217,7 @@ pub(crate) fn batched_gemm<T: GemmElement>(a: &Array, b: &Array, grain: usize) -
             let (oa, ob, oc) = batch_offsets(t);
             let oa = oa + r0 as isize * sa[nd - 2];
             let ob = ob + col0 as isize * sb[nd - 1];
-            let oc = oc + r0 as isize * strides[nd - 2] + col0 as isize;
+            let oc = oc + r0 as isize * strides[nd - 2] + col0 as isize * strides[nd - 1];
             let a0 = pa.get().wrapping_offset(oa * item) as *const T;
             let b0 = pb.get().wrapping_offset(ob * item) as *const T;
             let c0 = pc.get().wrapping_offset(oc * item) as *mut T;
