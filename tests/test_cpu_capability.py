@@ -1,5 +1,6 @@
 """`FERROITER_CPU_CAPABILITY` pins the vector level the kernels run (torch's
-`ATEN_CPU_CAPABILITY`: default, avx2, avx512), and every level gives the same bits.
+`ATEN_CPU_CAPABILITY`: default, avx2, avx512), and every level gives the same bits (float
+matmul: avx2 and avx512, whose GEMM kernels agree; at default `matrixmultiply` runs it).
 
 Each level runs in its own process (the level is read once per process): the vector math,
 float sums, means, cumsums, amax and amin (ties of ±0), and the layout copies with their own
@@ -47,6 +48,12 @@ PROBE = textwrap.dedent(
         out[f"sum dim0 {dtype}"] = grid.sum(0).numpy()
         out[f"sum dim1 {dtype}"] = grid.sum(1).numpy()
         out[f"cumsum {dtype}"] = fi.cumsum(fi.asarray(big), 0).numpy()
+        # products: 12 and 20 columns are transposed by one GEMM kernel only, 1 column is
+        # the matrix-vector loop
+        left = fi.asarray(big[:70 * 600].reshape(70, 600))
+        for cols in (45, 20, 12, 1):
+            right = fi.asarray(big[-600 * cols:].reshape(600, cols))
+            out[f"matmul {cols} {dtype}"] = (left @ right).numpy()
         # ties of -0.0 and 0.0, and NaNs: the first one wins, in the lanes' order
         ties = np.round(big / 4)
         ties[1000::7919] = np.nan
@@ -99,11 +106,13 @@ def test_every_level_gives_the_same_bits(tmp_path: Path) -> None:
     for level, results in runs.items():
         expected = level if level in reached else reached[-1]
         assert str(results.pop("capability")) == expected
-    base = runs["default"]
     for level in LEVELS[1:]:
         for key, value in runs[level].items():
-            assert value.dtype == base[key].dtype and value.shape == base[key].shape, key
-            assert value.tobytes() == base[key].tobytes(), f"{key} differs at {level}"
+            # float matmul: the AVX2 and AVX-512 GEMMs agree; `default` runs matrixmultiply
+            base = runs["avx2" if key.startswith("matmul") else "default"][key]
+            assert value.dtype == base.dtype and value.shape == base.shape, key
+            assert value.tobytes() == base.tobytes(), f"{key} differs at {level}"
+    base = runs["default"]
     # and the copies are numpy's
     for key in ("transpose", "permute", "channels_last"):
         for dtype in ("float32", "float64", "int16"):

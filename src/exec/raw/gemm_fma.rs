@@ -6,12 +6,15 @@
 //! wide, `a` `MC × KC` at a time into panels `MR` rows tall (zero-padded at the edges), and a
 //! register micro-kernel multiplies one `a` panel by one `b` panel, `MR × NR` sums held in
 //! vector registers and updated by one FMA per register and `k`: 12 ymm registers in AVX2 (6 ×
-//! 16 float32, 6 × 8 float64), 24 zmm in AVX-512 (12 × 32, 12 × 16). A `b` panel (`KC × NR`,
-//! 16 or 32 KiB) stays in L1 while the `a` panels of a block (`MC × KC`, 144-192 KiB) stream
-//! from L2. Both kernels block `k` by the same `KC`, so they give the same bits. The AVX-512
-//! kernel is the one for CPUs whose FMA units are 512 bits wide (two per core on server
-//! Xeons: twice AVX2's arithmetic); on Zen 4, which splits a 512-bit FMA in two, it ran
-//! within 5% of the AVX2 kernel (1 thread) and 0-12% ahead (2 threads).
+//! 16 float32, 6 × 8 float64), 24 zmm in AVX-512 (12 × 32, 12 × 16). A `b` panel (`KC × NR`)
+//! is reused by every `a` panel of a block (`MC × KC`, 144-192 KiB, in L2): the AVX2 one (16
+//! KiB) stays in L1 beside the `a` panel in use, the AVX-512 one (32 KiB) fills a 32 KiB L1 by
+//! itself (KC 192 ran slower on Zen 4 all the same). Both kernels block `k` by the same `KC`,
+//! so they give the same bits. The AVX-512 kernel is meant for Xeons with two 512-bit FMA
+//! units (twice AVX2's arithmetic); on Zen 4, which splits a 512-bit FMA in two, it ran
+//! within 5% of the AVX2 kernel (1 thread) and 0-12% ahead (2 threads). Its 12-row tiles
+//! leave a 4-row partial tile in a call of one 64-row unit (`gemm::ROWS_PER_UNIT`; 72 or 96
+//! would split 256- and 1024-row products unevenly over 2 threads).
 //!
 //! Every element of `c` is summed the same way whatever the rows and columns around it: `k` in
 //! order within a block of `KC`, one FMA chain per element, the blocks added to `c` in order
@@ -322,7 +325,8 @@ unsafe fn gemv<T: FmaElement, const W: usize>(
 /// missing lines zero. Line `i`'s element `l` is at `src + i·along + l·down`.
 ///
 /// # Safety
-/// Those source elements are readable; `dst` holds `count.next_multiple_of(W)·depth`.
+/// Those source elements are readable; `dst` holds `count.next_multiple_of(W)·depth`; the
+/// CPU has AVX2 (the register transposes of [`contiguous_lines`]).
 unsafe fn pack<T: FmaElement, const W: usize>(
     dst: &mut [T],
     src: *const T,
@@ -737,7 +741,7 @@ mod tests {
                 let ldc = n + 3;
                 let mut c = vec![K::Element::from(99); m * ldc];
                 // SAFETY: the operands' elements lie in `a_ptr`'s, `b`'s and `c`'s buffers
-                // as addressed; `c`'s are distinct; AVX2 and FMA checked.
+                // as addressed; `c`'s are distinct; the kernel available (checked).
                 unsafe {
                     product::<K>(
                         (m, k, n),
@@ -785,7 +789,7 @@ mod tests {
             let run = |rows: (usize, usize), cols: (usize, usize)| {
                 let mut c = vec![K::Element::default(); (rows.1 - rows.0) * (cols.1 - cols.0)];
                 // SAFETY: rows `rows` of `a` and columns `cols` of `b` (row-major), a
-                // row-major `c` of that size; AVX2 and FMA checked.
+                // row-major `c` of that size; the kernel available (checked).
                 unsafe {
                     product::<K>(
                         (rows.1 - rows.0, k, cols.1 - cols.0),
@@ -829,8 +833,8 @@ mod tests {
     }
 
     /// The AVX2 and AVX-512 kernels of a type give the same bits (the same `KC`, so every
-    /// element's FMA chains and block sums are the same; 20 columns are a transposed product
-    /// for the AVX-512 kernel only), on values whose sums round.
+    /// element's FMA chains and block sums are the same; 20 float32 and 12 float64 columns are
+    /// a transposed product for the AVX-512 kernel only), on values whose sums round.
     fn kernels_agree<A, B>()
     where
         A: MicroKernel,
@@ -848,7 +852,13 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             A::Element::from((seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
         };
-        for (m, k, n) in [(70, 600, 45), (13, 257, 100), (200, 90, 7), (100, 300, 20)] {
+        for (m, k, n) in [
+            (70, 600, 45),
+            (13, 257, 100),
+            (200, 90, 7),
+            (100, 300, 20),
+            (100, 300, 12),
+        ] {
             let a: Vec<A::Element> = (0..m * k).map(|_| random()).collect();
             let b: Vec<A::Element> = (0..k * n).map(|_| random()).collect();
             let mut c = [
