@@ -676,6 +676,19 @@ mod tests {
             .collect()
     }
 
+    /// `len` values in [-0.5, 0.5) with 24 significant bits from a linear congruential
+    /// generator at `seed` (advanced): products of them round, in float32 and float64 alike.
+    fn rounding_values<T: From<f32>>(seed: &mut u64, len: usize) -> Vec<T> {
+        (0..len)
+            .map(|_| {
+                *seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                T::from((*seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
+            })
+            .collect()
+    }
+
     /// Every edge of the blocking (partial tiles, panels, blocks of `MC`, `KC` and `NC`,
     /// the transposed path of few columns) and every operand layout (row-major, column-major,
     /// reversed, broadcast), exact against the reference; `c` between its elements untouched.
@@ -772,20 +785,14 @@ mod tests {
             return;
         }
         let mut seed = 12345u64;
-        let mut random = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            K::Element::from((seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
-        };
         for (m, k, n) in [
             (65, 300, 40),
             (5, 600, 70),
             (130, 2 * K::KC + 1, 17),
             (1, 300, 90),
         ] {
-            let a: Vec<K::Element> = (0..m * k).map(|_| random()).collect();
-            let b: Vec<K::Element> = (0..k * n).map(|_| random()).collect();
+            let a: Vec<K::Element> = rounding_values(&mut seed, m * k);
+            let b: Vec<K::Element> = rounding_values(&mut seed, k * n);
             let run = |rows: (usize, usize), cols: (usize, usize)| {
                 let mut c = vec![K::Element::default(); (rows.1 - rows.0) * (cols.1 - cols.0)];
                 // SAFETY: rows `rows` of `a` and columns `cols` of `b` (row-major), a
@@ -846,12 +853,6 @@ mod tests {
             return;
         }
         let mut seed = 987654321u64;
-        let mut random = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            A::Element::from((seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
-        };
         for (m, k, n) in [
             (70, 600, 45),
             (13, 257, 100),
@@ -859,29 +860,36 @@ mod tests {
             (100, 300, 20),
             (100, 300, 12),
         ] {
-            let a: Vec<A::Element> = (0..m * k).map(|_| random()).collect();
-            let b: Vec<A::Element> = (0..k * n).map(|_| random()).collect();
-            let mut c = [
-                vec![A::Element::default(); m * n],
-                vec![A::Element::default(); m * n],
-            ];
-            let args = |c: &mut Vec<A::Element>| {
-                (
-                    (a.as_ptr(), (k as isize, 1)),
-                    (b.as_ptr(), (n as isize, 1)),
-                    (c.as_mut_ptr(), (n as isize, 1)),
-                )
-            };
-            // SAFETY: row-major `a`, `b` and `c` of these sizes; both kernels available.
-            unsafe {
-                let (pa, pb, pc) = args(&mut c[0]);
-                product::<A>((m, k, n), Whole::Matrices, pa, pb, pc);
-                let (pa, pb, pc) = args(&mut c[1]);
-                product::<B>((m, k, n), Whole::Matrices, pa, pb, pc);
-            }
-            let bits = |v: &Vec<A::Element>| v.iter().map(|&x| x.into()).collect::<Vec<f64>>();
-            assert_eq!(bits(&c[0]), bits(&c[1]), "{m}x{k}x{n}");
+            let a: Vec<A::Element> = rounding_values(&mut seed, m * k);
+            let b: Vec<A::Element> = rounding_values(&mut seed, k * n);
+            let bits = |c: Vec<A::Element>| c.into_iter().map(Into::into).collect::<Vec<f64>>();
+            assert_eq!(
+                bits(row_major_product::<A>(&a, &b, (m, k, n))),
+                bits(row_major_product::<B>(&a, &b, (m, k, n))),
+                "{m}x{k}x{n}"
+            );
         }
+    }
+
+    /// `a · b` of row-major operands into a new row-major `c`, by the kernel `K` (available).
+    fn row_major_product<K: MicroKernel>(
+        a: &[K::Element],
+        b: &[K::Element],
+        (m, k, n): (usize, usize, usize),
+    ) -> Vec<K::Element> {
+        assert!(K::available() && a.len() == m * k && b.len() == k * n);
+        let mut c = vec![K::Element::default(); m * n];
+        // SAFETY: row-major `a`, `b` and `c` of these sizes (checked); the kernel available.
+        unsafe {
+            product::<K>(
+                (m, k, n),
+                Whole::of(m, n),
+                (a.as_ptr(), (k as isize, 1)),
+                (b.as_ptr(), (n as isize, 1)),
+                (c.as_mut_ptr(), (n as isize, 1)),
+            )
+        };
+        c
     }
 
     #[test]
