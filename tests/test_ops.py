@@ -1116,3 +1116,41 @@ def test_overlap_errors_of_inplace_and_out():
     compare(lambda: operator.iadd(f, f[:]), lambda: operator.iadd(g, g[:]), "exact")
     compare(lambda: fi.mul(f, 2, out=f), lambda: torch.mul(g, 2, out=g), "exact")
     assert_values(a.numpy(), g.numpy())
+
+
+@pytest.mark.parametrize(
+    ("shape", "perm"),
+    [
+        # NHWC + NCHW: 64-channel tiles, H·W around the 1024-column edge of a packed tile
+        ((2, 64, 32, 32), (0, 2, 3, 1)),
+        ((2, 64, 31, 33), (0, 2, 3, 1)),
+        ((1, 65, 45, 23), (0, 2, 3, 1)),
+        ((3, 3, 50, 41), (0, 2, 3, 1)),
+        # a transposed matrix: 64-row tiles, a last partial one of 1 row and 1 column
+        ((129, 1025), (1, 0)),
+    ],
+)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int16])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_packed_tiles_of_mixed_layouts(shape, perm, dtype, threads):
+    """Binary ops whose inputs disagree on the fastest dim, large enough for the tiled walk to
+    pack one of them per tile (tiles of 64 x up to 1024 elements, run as one row when every
+    operand continues from row to row): allocating, into `out=` and in place, against torch."""
+    inv = tuple(int(i) for i in np.argsort(perm))
+    values = random_values(shape, dtype, np.random.default_rng(sum(shape)))
+    other = random_values(shape, dtype, np.random.default_rng(sum(shape) + 1))
+    # `a` in the permuted memory order, `b` contiguous: the same logical shape
+    ta = values.permute(*perm).contiguous().permute(*inv)
+    tb = other
+    with parallelism(threads, None):
+        fa, fb = share(ta), share(tb)
+        assert_result(fa + fb, ta + tb)
+        assert_result(fi.mul(fb, fa), torch.mul(tb, ta))
+        t_out = torch.empty_like(ta)
+        f_out = share(t_out.clone())
+        fi.sub(fa, fb, out=f_out)
+        torch.sub(ta, tb, out=t_out)
+        assert_result(f_out, t_out)
+        fa += fb
+        ta += tb
+        assert_result(fa, ta)

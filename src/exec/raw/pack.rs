@@ -1,39 +1,9 @@
 //! Tile packing for the tiled walk ([`crate::exec::tiled`]): an operand's tile copied into
-//! dim-0-contiguous scratch and back, through AVX2 register transposes where they apply, and
-//! the prefetch of the next tile. Raw memory: see the invariants in [`super`].
+//! dim-0-contiguous scratch and back, through AVX2 register transposes where they apply.
+//! Raw memory: see the invariants in [`super`].
 
-use super::{prefetch_line, wide, Block};
+use super::{wide, Block};
 use std::mem::size_of_val;
-
-/// Asks the CPU to start loading every cache line of a tile (all operands), so that the tile
-/// a walk visits next is on its way from memory while the current one runs: a tiled walk
-/// reads each operand in short runs (a few lines per row, each row in another page), which
-/// the hardware prefetchers do not follow. Each operand's tile is taken along its faster dim;
-/// a tile with no contiguous-ish dim (both strides over a line) is left alone.
-pub(crate) fn prefetch(blk: &Block) {
-    for k in 0..blk.ptrs.len() {
-        let (s0, s1) = (blk.strides0[k], blk.strides1[k]);
-        let ((sf, nf), (ss, ns)) = if s0.unsigned_abs() <= s1.unsigned_abs() {
-            ((s0, blk.size0), (s1, blk.size1))
-        } else {
-            ((s1, blk.size1), (s0, blk.size0))
-        };
-        if sf.unsigned_abs() > 64 || nf == 0 {
-            continue;
-        }
-        // The run along the fast dim, from its lowest to its highest byte.
-        let reach = (nf as isize - 1) * sf;
-        let (lo, len) = (reach.min(0), reach.unsigned_abs() + 1);
-        for r in 0..ns {
-            let row = blk.ptrs[k].wrapping_offset(r as isize * ss + lo);
-            let mut off = 0;
-            while off < len + 63 {
-                prefetch_line(row.wrapping_add(off.min(len - 1)));
-                off += 64;
-            }
-        }
-    }
-}
 
 /// One cache line of scratch memory: the scratch tiles of a packed walk are vectors of these,
 /// so that every packed row starts on a line (and the AVX2 stores never split one needlessly).

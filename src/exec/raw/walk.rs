@@ -223,7 +223,6 @@ impl<'p> Walk<'p> {
         let (strides0, strides1) = (&self.strides[..n], &self.strides[n..2 * n]);
         let mut corner: PerOperand<*mut u8> = smallvec![std::ptr::null_mut(); n];
         let mut ptrs = corner.clone();
-        let mut next = corner.clone();
         let mut scratch = vec![Line::ZERO; self.scratch_lines];
         let mut counter = DimCounter::new(&self.shape, begin, end);
         while !counter.is_done() {
@@ -247,31 +246,6 @@ impl<'p> Walk<'p> {
                     for (k, p) in ptrs.iter_mut().enumerate() {
                         let offset = i as isize * strides0[k] + j as isize * strides1[k];
                         *p = corner[k].wrapping_offset(offset);
-                    }
-                    // The next tile of this block: along dim 0, else the next row of tiles.
-                    let (next_i, next_j) = if i + tile0 < size0 {
-                        (i + tile0, j)
-                    } else {
-                        (0, j + tile1)
-                    };
-                    if self.scratch_lines > 0 && next_j < size1 {
-                        for (k, p) in next.iter_mut().enumerate() {
-                            let offset =
-                                next_i as isize * strides0[k] + next_j as isize * strides1[k];
-                            *p = corner[k].wrapping_offset(offset);
-                        }
-                        // SAFETY: the next tile of this 2-D block: its elements are in the
-                        // walk's range, valid by the contract of `from_parts`.
-                        let next_tile = unsafe {
-                            Block::new(
-                                &next,
-                                strides0,
-                                strides1,
-                                self.edges.0.min(size0 - next_i),
-                                self.edges.1.min(size1 - next_j),
-                            )
-                        };
-                        pack::prefetch(&next_tile);
                     }
                     // SAFETY: elements `(i.., j..)` of the current 2-D block, which the
                     // DimCounter keeps inside the walk's shape: valid by the contract of
@@ -356,19 +330,24 @@ impl<'p> Walk<'p> {
                 None => tile.ptrs[k],
             })
             .collect();
+        // A tile whose operands all continue from one row to the next (the packed ones with
+        // a full edge 0, the others contiguous across the tile's rows, or broadcast) is one
+        // row for the kernel: one vector loop with no per-row turns (64-element rows of an
+        // NHWC + NCHW add cost about a fifth).
+        let (s0, s1) = (&self.packed_strides.0, &self.packed_strides.1);
+        let one_row = (0..self.nops).all(|k| s1[k] == tile.size0 as isize * s0[k]);
+        let (size0, size1) = if one_row {
+            (tile.size0 * tile.size1, 1)
+        } else {
+            (tile.size0, tile.size1)
+        };
         // SAFETY: a packed operand's `(i, j)` is at byte `(j·ld + i)·width` of its own lines of
         // `scratch` (which `packed_bytes` sized for a whole tile, `ld` = edge 0 >= size0, and
         // which outlive the call), with strides `(width, ld·width)`; the others are the
-        // tile's own, valid as `tile` is.
-        let packed = unsafe {
-            Block::new(
-                &ptrs,
-                &self.packed_strides.0,
-                &self.packed_strides.1,
-                tile.size0,
-                tile.size1,
-            )
-        };
+        // tile's own, valid as `tile` is. As one row, element `i` of it is the tile's
+        // `(i mod size0, i / size0)`: `i·s0 = (i mod size0)·s0 + (i / size0)·s1` where
+        // `s1 = size0·s0`.
+        let packed = unsafe { Block::new(&ptrs, s0, s1, size0, size1) };
         f(&packed);
         for (k, p) in self.packed.iter().enumerate() {
             if let Some(p) = p.as_ref().filter(|p| p.output) {
