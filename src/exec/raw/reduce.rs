@@ -917,10 +917,10 @@ struct TileAcc<A: Copy> {
     scratch: Vec<A>,
     depth: usize,
     count: usize,
-    /// The input fits the last-level cache: only then may whole float32 blocks take the
+    /// The input fits half the last-level cache: only then may whole float32 blocks take the
     /// register lanes (from memory, whose passes read one line of each row at a time, they
     /// ran at half the speed of the 4-row loop: (64,64,56,56) channels_last, 51 MB, summed
-    /// over H,W, 1 thread).
+    /// over H,W, 1 thread; see [`reduce`] for half).
     in_cache: bool,
     /// The input is larger than half the last-level cache: the 4-row loop prefetches short
     /// rows ([`PREFETCH_MAX_STRIDE`]).
@@ -1120,15 +1120,20 @@ const REGISTER_COLUMNS_MAX_STRIDE: isize = 1024;
 /// reducer), `w` a multiple of its column group,
 /// rows at most [`REGISTER_COLUMNS_MAX_STRIDE`] apart, an AVX-512 CPU.
 fn register_columns<R: Reducer>(r: &R, sum: PlainSum, s0: isize, w: usize) -> Option<f32> {
-    let fits = sum == PlainSum::F32
-        && crate::exec::cpu::avx512()
-        && w > 0
-        && w.is_multiple_of(add_lanes::COLUMN_GROUP)
-        && s0.unsigned_abs() <= REGISTER_COLUMNS_MAX_STRIDE as usize;
-    if !cfg!(target_arch = "x86_64") || !fits {
+    if !register_columns_fit(sum, s0, w) {
         return None;
     }
     (&r.identity() as &dyn Any).downcast_ref::<f32>().copied()
+}
+
+/// [`register_columns`]'s condition on the sum, the rows' stride `s0` and the tile width `w`.
+fn register_columns_fit(sum: PlainSum, s0: isize, w: usize) -> bool {
+    cfg!(target_arch = "x86_64")
+        && sum == PlainSum::F32
+        && crate::exec::cpu::avx512()
+        && w > 0
+        && w.is_multiple_of(add_lanes::COLUMN_GROUP)
+        && s0.unsigned_abs() <= REGISTER_COLUMNS_MAX_STRIDE as usize
 }
 
 /// Bytes of input rows per panel of [`add_lanes::panel_columns`]: its column groups read
@@ -1471,10 +1476,29 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
                 Ok(crate::dtype::DType::F64) if float && wide() => PlainSum::F64,
                 _ => PlainSum::No,
             };
+            let input_bytes = elements * item as usize;
+            let half_l3 = crate::exec::cache::sizes().l3 / 2;
+            let columns = register_columns_fit(sum, geo.reduced[0].1, split.tile);
             let panels = match panel_rows(sum, geo.reduced[0].1, split.tile) {
                 Some(p) => format!(
                     " (a sum: in panels of {p} rows, a register of columns at a time with its \
                      {LANES} lanes in registers)"
+                ),
+                None if columns && input_bytes <= half_l3 => format!(
+                    " (a float32 sum whose input fits half the last-level cache, {} KiB: whole \
+                     blocks {} columns at a time with their {LANES} lanes in registers)",
+                    half_l3 >> 10,
+                    add_lanes::COLUMN_GROUP
+                ),
+                None if columns => format!(
+                    " (a float32 sum larger than half the last-level cache, {} KiB: the lanes \
+                     stay in memory{})",
+                    half_l3 >> 10,
+                    if geo.reduced[0].1.unsigned_abs() <= PREFETCH_MAX_STRIDE {
+                        ", the next rows prefetched"
+                    } else {
+                        ""
+                    }
                 ),
                 None => String::new(),
             };
@@ -1598,7 +1622,11 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
     let input_bytes = outputs * n * size_of::<R::In>();
     let l3 = crate::exec::cache::sizes().l3;
     // whole blocks side by side (add_lanes) only for an input the last-level cache holds; the
-    // 4-row loop's prefetch only for one larger than half of it
+    // outer-dim path's register lanes only for one within half of it (the cache is shared:
+    // a sum over H,W of (32, 64, 56, 56) channels_last float32, 25.7 MB, ran at 14-27 GB/s
+    // through them and 38-45 through the 4-row loop on the 2-core Zen 4 at 1 thread, the same
+    // process alternating; (24, 64, 56, 56) 15-36 and 36-46), and the 4-row loop's prefetch
+    // only for one larger than that
     let side_by_side = input_bytes <= l3;
     let prefetch = input_bytes > l3 / 2;
     match col_dim {
@@ -1667,7 +1695,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
             let units = others_n * tiles * slots;
             let tasks = task_count(units, outputs * n, grain);
             run_pieces(units, tasks, tasks * PIECES_PER_TASK, |b, e| {
-                let mut t = TileAcc::new(r.identity(), tile, side_by_side, prefetch);
+                let mut t = TileAcc::new(r.identity(), tile, !prefetch, prefetch);
                 for u in b..e {
                     let slot = u % slots;
                     let (c, g) = (slot / groups, slot % groups);
