@@ -124,7 +124,33 @@ def outer_cases() -> list[Case]:
     return cases
 
 
+def mixed_cases() -> list[Case]:
+    """Ops whose operands disagree on the fastest dim (the packed tiled walk): NHWC + NCHW
+    adds into `out` (64 and 3 channels) and a cast from NCHW float32 into NHWC float64."""
+    cases: list[Case] = []
+    for shape in ((16, 64, 56, 56), (32, 3, 112, 112)):
+        a, b = _array(shape), _array(shape)
+        nhwc = np.ascontiguousarray(a.transpose(0, 2, 3, 1))
+
+        def make(m: ModuleType, nhwc: np.ndarray = nhwc, b: np.ndarray = b):
+            x, y = m.from_numpy(nhwc).permute(0, 3, 1, 2), m.from_numpy(b)
+            out = x + y
+            return lambda: m.add(x, y, out=out)
+
+        cases.append((f"NHWC + NCHW {shape} into out", 12 * b.size, make))
+    a = _array((16, 64, 56, 56))
+
+    def cast(m: ModuleType, a: np.ndarray = a):
+        x = m.from_numpy(a)
+        out = m.from_numpy(np.zeros((16, 56, 56, 64))).permute(0, 3, 1, 2)
+        return lambda: out.copy_(x)
+
+    cases.append(("NCHW float32 -> NHWC float64 (16, 64, 56, 56)", 12 * a.size, cast))
+    return cases
+
+
 GROUPS: dict[str, Callable[[], list[Case]]] = {
+    "mixed": mixed_cases,
     "perms": perm_cases,
     "layout": layout_cases,
     "reduce": reduce_cases,
