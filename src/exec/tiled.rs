@@ -51,7 +51,7 @@ pub const MAX_SCRATCH_BYTES: usize = 256 * 1024;
 /// the scratch stays in L2. 2-core Zen 4 (1 MiB L2), 1 thread, the same process alternating:
 /// an NHWC + NCHW (16, 64, 56, 56) float32 add into `out` ran at 12.6 GB/s in 64 x 128 tiles
 /// (32 KiB, with the next tile prefetched), 17.7 in 64 x 1024 (256 KiB, nothing prefetched),
-/// 21 with the contiguous tiles run as one row ([`crate::exec::raw`]'s packed walk).
+/// 21 with the contiguous tiles run as one row (the packed walk's kernel call).
 pub fn scratch_bytes() -> usize {
     (super::cache::sizes().l2 / 4).clamp(SCRATCH_BYTES, MAX_SCRATCH_BYTES)
 }
@@ -489,7 +489,7 @@ pub fn describe(plan: &TensorIterator) -> String {
                  dim 0), so dims 0 and {} (sizes {} x {}) form the tiles and dims [{}] run \
                  outside; tiles {} x {} elements; operands {:?} (not contiguous along dim 0) \
                  are packed per tile into dim-0-contiguous scratch ({} bytes per thread, at most \
-                 {}: a quarter of L2) so that the kernel runs its contiguous loop (a tile whose \
+                 {}: a quarter of L2, 32 to 256 KiB) so that the kernel runs its contiguous loop (a tile whose \
                  operands all continue from one row to the next as one row), outputs copied \
                  back",
                 t.operand,
