@@ -27,9 +27,10 @@ struct Packed {
     lines: std::ops::Range<usize>,
 }
 
-/// Each thread's scratch for packed tiles, kept from one walk to the next: up to 256 KiB
-/// allocated and filled per walk (and per task) cost a mid-sized NHWC + NCHW add (200K
-/// elements, 2 threads on the Zen 4) a tenth of its time, the fresh pages faulting in.
+/// Each thread's scratch for packed tiles, kept from one walk to the next (at most
+/// `tiled::MAX_SCRATCH_BYTES` per thread): up to 256 KiB allocated and filled per walk (and
+/// per task), the fresh pages faulting in, cost mid-sized NHWC + NCHW adds (50K-200K
+/// elements, 2 threads on the Zen 4) a third of their time.
 struct ThreadScratch;
 
 thread_local! {
@@ -38,9 +39,9 @@ thread_local! {
 
 impl ThreadScratch {
     /// At least `lines` lines: this thread's kept scratch (taken out, so that a walk inside
-    /// a walk's kernel gets its own), grown when short.
+    /// a walk's kernel gets its own), grown when short; a fresh one while the thread exits.
     fn take(lines: usize) -> Vec<Line> {
-        let mut scratch = SCRATCH.with(|s| s.take());
+        let mut scratch = SCRATCH.try_with(|s| s.take()).unwrap_or_default();
         if scratch.len() < lines {
             scratch = vec![Line::ZERO; lines];
         }
@@ -49,7 +50,7 @@ impl ThreadScratch {
 
     /// Keeps `scratch` for this thread's next walk (the larger of it and what is kept).
     fn give_back(scratch: Vec<Line>) {
-        SCRATCH.with(|s| {
+        let _ = SCRATCH.try_with(|s| {
             let kept = s.take();
             s.set(if kept.len() > scratch.len() {
                 kept
