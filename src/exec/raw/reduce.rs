@@ -917,22 +917,19 @@ struct TileAcc<A: Copy> {
     scratch: Vec<A>,
     depth: usize,
     count: usize,
-    /// The input fits half the last-level cache: only then may whole float32 blocks take the
-    /// register lanes (from memory, whose passes read one line of each row at a time, they
-    /// ran at half the speed of the 4-row loop: (64,64,56,56) channels_last, 51 MB, summed
-    /// over H,W, 1 thread; see [`reduce`] for half).
+    /// The input fits half the last-level cache ([`within_half_l3`]): only then may whole
+    /// float32 blocks take the register lanes (from memory, whose passes read one line of each
+    /// row at a time, they ran at half the speed of the 4-row loop: (64,64,56,56)
+    /// channels_last, 51 MB, summed over H,W, 1 thread); otherwise the 4-row loop prefetches
+    /// short rows ([`PREFETCH_MAX_STRIDE`]).
     in_cache: bool,
-    /// The input is larger than half the last-level cache: the 4-row loop prefetches short
-    /// rows ([`PREFETCH_MAX_STRIDE`]).
-    prefetch: bool,
 }
 
 impl<A: Copy> TileAcc<A> {
-    fn new(identity: A, width: usize, in_cache: bool, prefetch: bool) -> Self {
+    fn new(identity: A, width: usize, in_cache: bool) -> Self {
         TileAcc {
             width,
             in_cache,
-            prefetch,
             lanes: vec![identity; LANES * width],
             stack: vec![identity; BLOCK_DEPTH * width],
             scratch: vec![identity; width],
@@ -1136,6 +1133,15 @@ fn register_columns_fit(sum: PlainSum, s0: isize, w: usize) -> bool {
         && s0.unsigned_abs() <= REGISTER_COLUMNS_MAX_STRIDE as usize
 }
 
+/// Whether an outer-dim input of `bytes` takes the register lanes ([`register_columns`])
+/// rather than the 4-row loop with its prefetch: within half the last-level cache, which is
+/// shared (a sum over H,W of (32, 64, 56, 56) channels_last float32, 25.7 MB, ran at 14-27
+/// GB/s through the register lanes and 38-45 through the 4-row loop on the 2-core Zen 4 at 1
+/// thread, the same process alternating; (24, 64, 56, 56) 15-36 and 36-46).
+fn within_half_l3(bytes: usize) -> bool {
+    bytes <= crate::exec::cache::sizes().l3 / 2
+}
+
 /// Bytes of input rows per panel of [`add_lanes::panel_columns`]: its column groups read
 /// a panel's rows in turn, from L1 after the first.
 const PANEL_BYTES: usize = 16 << 10;
@@ -1197,8 +1203,8 @@ unsafe fn tile_loop<R: Reducer>(
     let columns = register_columns(r, sum, s0, w).filter(|_| t.in_cache);
     let panel = panel_rows(sum, s0, w);
     // short rows close together, from memory: the 4-row loop prefetches the next step's rows
-    let ahead =
-        (s0.unsigned_abs() <= PREFETCH_MAX_STRIDE && t.prefetch).then_some(4 * LANES as isize * s0);
+    let ahead = (s0.unsigned_abs() <= PREFETCH_MAX_STRIDE && !t.in_cache)
+        .then_some(4 * LANES as isize * s0);
     for_runs(reduced, n0, n1, |off, len, n| {
         let mut i = 0;
         while i < len {
@@ -1476,7 +1482,6 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
                 Ok(crate::dtype::DType::F64) if float && wide() => PlainSum::F64,
                 _ => PlainSum::No,
             };
-            let input_bytes = elements * item as usize;
             let half_l3 = crate::exec::cache::sizes().l3 / 2;
             let columns = register_columns_fit(sum, geo.reduced[0].1, split.tile);
             let panels = match panel_rows(sum, geo.reduced[0].1, split.tile) {
@@ -1484,7 +1489,7 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
                     " (a sum: in panels of {p} rows, a register of columns at a time with its \
                      {LANES} lanes in registers)"
                 ),
-                None if columns && input_bytes <= half_l3 => format!(
+                None if columns && within_half_l3(elements * item as usize) => format!(
                     " (a float32 sum whose input fits half the last-level cache, {} KiB: whole \
                      blocks {} columns at a time with their {LANES} lanes in registers)",
                     half_l3 >> 10,
@@ -1621,14 +1626,8 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
     let reduced = &geo.reduced;
     let input_bytes = outputs * n * size_of::<R::In>();
     let l3 = crate::exec::cache::sizes().l3;
-    // whole blocks side by side (add_lanes) only for an input the last-level cache holds; the
-    // outer-dim path's register lanes only for one within half of it (the cache is shared:
-    // a sum over H,W of (32, 64, 56, 56) channels_last float32, 25.7 MB, ran at 14-27 GB/s
-    // through them and 38-45 through the 4-row loop on the 2-core Zen 4 at 1 thread, the same
-    // process alternating; (24, 64, 56, 56) 15-36 and 36-46), and the 4-row loop's prefetch
-    // only for one larger than that
+    // whole blocks side by side (add_lanes) only for an input the last-level cache holds
     let side_by_side = input_bytes <= l3;
-    let prefetch = input_bytes > l3 / 2;
     match col_dim {
         None => {
             let units = outputs * nchunks;
@@ -1695,7 +1694,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
             let units = others_n * tiles * slots;
             let tasks = task_count(units, outputs * n, grain);
             run_pieces(units, tasks, tasks * PIECES_PER_TASK, |b, e| {
-                let mut t = TileAcc::new(r.identity(), tile, !prefetch, prefetch);
+                let mut t = TileAcc::new(r.identity(), tile, within_half_l3(input_bytes));
                 for u in b..e {
                     let slot = u % slots;
                     let (c, g) = (slot / groups, slot % groups);
