@@ -25,6 +25,7 @@
 //! references, so aliasing is allowed.
 
 mod add_lanes;
+mod add_rows;
 mod extremum_lanes;
 pub(crate) mod gemm;
 #[cfg(target_arch = "x86_64")]

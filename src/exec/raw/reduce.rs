@@ -30,6 +30,7 @@
 //! registers.
 
 use super::add_lanes::{self, Spacing, F32_BLOCKS, F64_BLOCKS};
+use super::add_rows::{self, ROWS};
 #[cfg(target_arch = "x86_64")]
 use super::extremum_lanes;
 use super::isa::{in_copy, Isa};
@@ -254,6 +255,69 @@ pub(super) fn kept_offsets(dims: &[(usize, isize, isize)], mut m: usize) -> (isi
         o += k * so;
     }
     (i, o)
+}
+
+/// Kept indices in order from one on, with their input and output byte offsets
+/// ([`kept_offsets`]'s), a step at a time: no division per output.
+struct KeptWalk<'a> {
+    dims: &'a [KeptDim],
+    digits: SmallVec<[usize; 6]>,
+    at: (isize, isize),
+}
+
+impl<'a> KeptWalk<'a> {
+    /// From kept index `m`.
+    fn new(dims: &'a [KeptDim], m: usize) -> Self {
+        let mut rest = m;
+        let digits = dims
+            .iter()
+            .map(|&(size, ..)| {
+                let d = rest % size;
+                rest /= size;
+                d
+            })
+            .collect();
+        KeptWalk {
+            dims,
+            digits,
+            at: kept_offsets(dims, m),
+        }
+    }
+
+    /// The offsets of the next `out.len()` indices, from the current one on. (The running
+    /// offsets are kept in locals: written back field by field and read again as a pair per
+    /// index, they stalled each index on a store that cannot forward, 20 cycles.)
+    fn fill(&mut self, out: &mut [(isize, isize)]) {
+        let (mut i, mut o) = self.at;
+        if let (Some(&(size, si, so)), Some(d)) = (self.dims.first(), self.digits.first_mut()) {
+            if *d + out.len() < size {
+                // (the common case: all along the fastest kept dim)
+                for slot in out.iter_mut() {
+                    *slot = (i, o);
+                    i += si;
+                    o += so;
+                }
+                *d += out.len();
+                self.at = (i, o);
+                return;
+            }
+        }
+        for slot in out {
+            *slot = (i, o);
+            for (d, &(size, si, so)) in self.digits.iter_mut().zip(self.dims) {
+                *d += 1;
+                i += si;
+                o += so;
+                if *d < size {
+                    break;
+                }
+                i -= size as isize * si;
+                o -= size as isize * so;
+                *d = 0;
+            }
+        }
+        self.at = (i, o);
+    }
 }
 
 /// The byte offset of reduced position `n` (over the reduced dims, fastest first).
@@ -582,6 +646,64 @@ unsafe fn float_sum_blocks<R: Reducer>(
             PlainSum::No => 0,
         }
     }
+}
+
+/// Whether the inner path's units are short rows for [`add_rows`]: a plain float sum
+/// (`sum`) of one contiguous run of at most a block per output (so one chunk, one block).
+fn short_rows(sum: PlainSum, reduced: &[(usize, isize)], item: isize) -> bool {
+    sum != PlainSum::No && reduced.len() == 1 && reduced[0].1 == item && reduced[0].0 <= BLOCK
+}
+
+/// The sums of [`ROWS`] rows of `len` elements (1 to `BLOCK`) at `rows` through [`add_rows`],
+/// each with [`reduce_range`]'s bits for its single block; `None` when the reducer is not the
+/// plain float sum `sum` says.
+///
+/// # Safety
+/// Each `rows[k]` must address `len` readable, aligned, contiguous `R::In`s.
+unsafe fn row_sums<R: Reducer>(
+    r: &R,
+    sum: PlainSum,
+    rows: &[*const u8; ROWS],
+    len: usize,
+) -> Option<[R::Acc; ROWS]> {
+    let identity = r.identity();
+    let identity = &identity as &dyn Any;
+    #[cfg(target_arch = "x86_64")]
+    {
+        let avx512 = crate::exec::cpu::avx512();
+        match sum {
+            PlainSum::F32 => {
+                let &id = identity.downcast_ref::<f32>()?;
+                let rows = rows.map(|p| p as *const f32);
+                // SAFETY: the caller's guarantee for the rows; `In` is `f32` and the CPU has
+                // AVX2 (`PlainSum::of`), and AVX-512F when `avx512`.
+                let all: [f32; ROWS] = unsafe {
+                    if avx512 {
+                        add_rows::f32_rows_avx512(&rows, len, id)
+                    } else {
+                        add_rows::f32_rows(&rows, len, id)
+                    }
+                };
+                return (&all as &dyn Any).downcast_ref::<[R::Acc; ROWS]>().copied();
+            }
+            PlainSum::F64 => {
+                let &id = identity.downcast_ref::<f64>()?;
+                let rows = rows.map(|p| p as *const f64);
+                // SAFETY: as above, with `In` being `f64`.
+                let all: [f64; ROWS] = unsafe {
+                    if avx512 {
+                        add_rows::f64_rows_avx512(&rows, len, id)
+                    } else {
+                        add_rows::f64_rows(&rows, len, id)
+                    }
+                };
+                return (&all as &dyn Any).downcast_ref::<[R::Acc; ROWS]>().copied();
+            }
+            PlainSum::No => {}
+        }
+    }
+    let _ = (sum, rows, len, identity);
+    None
 }
 
 /// Units a plain float sum reduces side by side ([`units_side_by_side`]): four streams of
@@ -1453,7 +1575,13 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
                      reduced elements ({outputs} output(s) x {nchunks} chunk(s)), read as runs \
                      along the reduced dims (fastest first, sizes {:?}) into the {LANES} lanes{}",
                     geo.reduced.iter().map(|r| r.0).collect::<Vec<_>>(),
-                    if float && stride == item {
+                    if float && stride == item && geo.reduced.len() == 1 && len <= BLOCK {
+                        format!(
+                            "; a sum (float32, float64) of rows this short (at most a block) \
+                             takes {ROWS} rows at a time, each row's lanes in vector registers, \
+                             the lane tree done across the rows (the same additions)"
+                        )
+                    } else if float && stride == item {
                         format!(
                             "; a sum (float32, float64) takes {UNITS} units at a time, a quarter \
                              of a piece apart, when they are runs of one length, at least a \
@@ -1648,6 +1776,36 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
                 let acc = unsafe { reduce_range(r, reduced, base, n0, n1, side_by_side) };
                 emit(id, c, &|| o, acc);
             };
+            if short_rows(sum, reduced, item) {
+                // many short rows: [`add_rows::ROWS`] at a time, their lane trees side by side
+                let len = reduced[0].0;
+                run_pieces(units, tasks, tasks * PIECES_PER_TASK, |b, e| {
+                    let mut walk = KeptWalk::new(&others, b);
+                    let mut u = b;
+                    while u < e {
+                        // the last call of a piece repeats its last row (results not kept), so
+                        // that every row takes the same kernel wherever the pieces end
+                        let m = (e - u).min(ROWS);
+                        let mut at = [(0isize, 0isize); ROWS];
+                        walk.fill(&mut at[..m]);
+                        let last = at[m - 1];
+                        at[m..].fill(last);
+                        let rows = at.map(|(i, _)| in_base.get().wrapping_offset(i) as *const u8);
+                        // SAFETY: the plan's guarantee: each unit's kept index and its reduced
+                        // run (one contiguous dim of `len`) address input elements.
+                        match unsafe { row_sums(r, sum, &rows, len) } {
+                            Some(sums) => {
+                                for (k, &acc) in sums[..m].iter().enumerate() {
+                                    emit(u + k, 0, &|| at[k].1, acc);
+                                }
+                            }
+                            None => (u..u + m).for_each(single),
+                        }
+                        u += m;
+                    }
+                })?;
+                return Ok(());
+            }
             run_pieces(units, tasks, tasks * PIECES_PER_TASK, |b, e| {
                 // groups of four units a quarter of the piece apart: four streams far apart in
                 // memory (four consecutive rows of 4096 float32 are 64 KB of one stream: 4096²
@@ -1841,6 +1999,103 @@ mod tests {
             assert_eq!(s64, pairwise(&b64));
             let b32 = |k: usize| block_sum(&xs[k * BLOCK..(k + 1) * BLOCK]);
             assert_eq!(s32, (b32(0) + b32(1)) + (b32(2) + b32(3)));
+        }
+    }
+
+    /// Sixteen short rows at a time (every kernel the CPU has: AVX2, AVX-512) give each row
+    /// [`reduce_range`]'s bits, for lengths around the lane groups and up to a block, with
+    /// signed zeros, infinities and NaNs among the values. (A NaN's sign and payload are not
+    /// compared: where two NaNs meet in an addition, which one comes out depends on the
+    /// operand order of an instruction the compiler may commute, in either loop.)
+    #[test]
+    fn short_rows_match_one_row_at_a_time() {
+        fn check<T>(xs: &[T], kernels: &[(&str, RowKernel<T>)])
+        where
+            T: Copy + Send + Sync + Default + std::ops::Add<Output = T> + 'static,
+            T: std::fmt::Debug + Bits,
+        {
+            let r = PlainAdd::<T>(std::marker::PhantomData);
+            for len in [1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 1000, 1023, 1024] {
+                for start in [0, 1, 3] {
+                    let rows: [*const T; ROWS] =
+                        std::array::from_fn(|k| xs[start + k * (len + 5)..].as_ptr());
+                    let reduced = [(len, size_of::<T>() as isize)];
+                    // SAFETY: every row lies inside `xs`.
+                    let one = rows.map(|p| unsafe {
+                        reduce_range(&r, &reduced, p as *const u8, 0, len, false).bits()
+                    });
+                    for (name, kernel) in kernels {
+                        // SAFETY: as above; the kernels are listed only where the CPU has them.
+                        let got = unsafe { kernel(&rows, len, T::default()) }.map(|x| x.bits());
+                        assert_eq!(got, one, "{name}, rows of {len} from {start}");
+                    }
+                }
+            }
+        }
+        trait Bits {
+            fn bits(self) -> u64;
+        }
+        impl Bits for f32 {
+            fn bits(self) -> u64 {
+                if self.is_nan() {
+                    u64::MAX
+                } else {
+                    self.to_bits() as u64
+                }
+            }
+        }
+        impl Bits for f64 {
+            fn bits(self) -> u64 {
+                if self.is_nan() {
+                    u64::MAX
+                } else {
+                    self.to_bits()
+                }
+            }
+        }
+        type RowKernel<T> = unsafe fn(&[*const T; ROWS], usize, T) -> [T; ROWS];
+        let special = |i: usize, x: f64| match i % 997 {
+            5 => -0.0,
+            300 => f64::INFINITY,
+            301 => f64::NEG_INFINITY,
+            700 => f64::NAN,
+            _ => x,
+        };
+        let ys: Vec<f64> = (0..20_000)
+            .map(|i| special(i, (i as f64 * 0.37).sin() * 1e3 * (1.0 + (i % 7) as f64)))
+            .collect();
+        let mut xs: Vec<f32> = ys.iter().map(|&y| y as f32).collect();
+        // a row of negative zeros only (rows of 9 from 0: the first row)
+        xs[..9].fill(-0.0);
+        let mut k32: Vec<(&str, RowKernel<f32>)> = vec![];
+        let mut k64: Vec<(&str, RowKernel<f64>)> = vec![];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if crate::exec::cpu::avx2() {
+                k32.push(("avx2", add_rows::f32_rows));
+                k64.push(("avx2", add_rows::f64_rows));
+            }
+            if crate::exec::cpu::avx512() {
+                k32.push(("avx512", add_rows::f32_rows_avx512));
+                k64.push(("avx512", add_rows::f64_rows_avx512));
+            }
+        }
+        check(&xs, &k32);
+        check(&ys, &k64);
+    }
+
+    /// The kept-index walk steps through [`kept_offsets`]' offsets from any start.
+    #[test]
+    fn kept_walk_follows_kept_offsets() {
+        let dims: [KeptDim; 3] = [(3, 4, 100), (1, 7, 7), (5, -12, 1000)];
+        for start in [0, 2, 3, 14] {
+            let mut walk = KeptWalk::new(&dims, start);
+            let mut got = vec![(0, 0); 15 - start];
+            let (first, rest) = got.split_at_mut((15 - start) / 2);
+            walk.fill(first);
+            walk.fill(rest);
+            let want: Vec<_> = (start..15).map(|m| kept_offsets(&dims, m)).collect();
+            assert_eq!(got, want, "from {start}");
         }
     }
 
