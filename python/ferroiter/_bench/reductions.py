@@ -44,8 +44,14 @@ def _flat(
 def _square(
     side: int, fi_fn: Reduce, torch_fn: Reduce, np_fn: Reduce, scan: bool = False
 ) -> Callable[[], list[Case]]:
+    return _matrix((side, side), fi_fn, torch_fn, np_fn, scan)
+
+
+def _matrix(
+    shape: tuple[int, int], fi_fn: Reduce, torch_fn: Reduce, np_fn: Reduce, scan: bool = False
+) -> Callable[[], list[Case]]:
     def setup() -> list[Case]:
-        x = np.random.default_rng(0).standard_normal((side, side)).astype(np.float32)
+        x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
         return [_case(x, (8 if scan else 4) * x.size, fi_fn, torch_fn, np_fn)]
 
     return setup
@@ -90,6 +96,16 @@ def reduction_rows(s: Sizes) -> list[Row]:
             "reduce",
             f"sum(dim=1) {sq}",
             _square(side, lambda a: fi.sum(a, 1), lambda t: t.sum(1), lambda x: x.sum(1)),
+        ),
+        Row(
+            "reduce",
+            f"sum(dim=1) {side * side // 64}x64",
+            _matrix(
+                (side * side // 64, 64),
+                lambda a: fi.sum(a, 1),
+                lambda t: t.sum(1),
+                lambda x: x.sum(1),
+            ),
         ),
         Row(
             "reduce",

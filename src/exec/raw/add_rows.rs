@@ -1,26 +1,27 @@
-//! Plain float sums of many short rows ([`ROWS`] per call), each row one contiguous run of at
-//! most one block (`reduce::BLOCK` elements): `sum(x, -1)` of a (262144, 64) array.
+//! Blocks of a plain float sum side by side, [`ROWS`] a call, each a contiguous run of at most
+//! one block (`reduce::BLOCK` elements): the rows of `sum(x, -1)` of a (262144, 64) array, or
+//! the blocks of consecutive rows of 4096, in memory order.
 //!
-//! Through the generic loop each row is a unit of its own: the run walk, the lane loop, a
-//! scalar lane tree of 15 additions and a block counter, about 40 ns a row (rows of 64
-//! float32 summed at 6 GB/s, a fifth of torch's speed). Here each row's 16 lanes live in
+//! Through the generic loop each short row was a unit of its own: the run walk, the lane
+//! loop, a scalar lane tree of 15 additions and a block counter, about 40 ns a row (rows of
+//! 64 float32 summed at 6 GB/s, a fifth of torch's speed). Here each block's 16 lanes live in
 //! vector registers (one AVX-512 register of `f32`, two of `f64`; two or four AVX2 ones), each
-//! lane taking the row's elements `l`, `l + 16`, … from the reducer's identity as the generic
-//! loop does, the last partial group only into its lanes; then the lane tree — lane i with
-//! i + 8, then + 4, + 2, + 1 — runs *across* the rows: every step combines two registers'
-//! halves with one shuffle each, so that the last step leaves one row's result in each
-//! position. The same additions with the same operands in the same order as
-//! `reduce::lane_tree`, so the same bits; then, as `reduce::finish_range` ends a single
-//! block, the identity is added (`fold + free`). Raw memory: see the invariants in
-//! [`super`].
+//! lane taking the block's elements `l`, `l + 16`, … from the reducer's identity as the
+//! generic loop does, the last partial group only into its lanes; then the lane tree — lane i
+//! with i + 8, then + 4, + 2, + 1 — runs *across* the blocks: every step combines two
+//! registers' halves with one shuffle each, so that the last step leaves one block's sum in
+//! each position. The same additions with the same operands in the same order as
+//! `reduce::lane_tree`, so the same block sums (NaN payloads aside, see the test); the caller
+//! combines each row's blocks by the counter, as `reduce::finish_range` does. Raw memory: see
+//! the invariants in [`super`].
 
 #[cfg(target_arch = "x86_64")]
 use super::reduce::LANES;
 
-/// Rows per call.
+/// Runs (rows, or blocks of rows) per call.
 pub(super) const ROWS: usize = 16;
 
-/// The sums of 16 rows of `len` (1 to `BLOCK`) `f32`s at `rows`, AVX-512.
+/// The sums of 16 blocks of `len` (1 to `BLOCK`) `f32`s at `rows`, AVX-512.
 ///
 /// # Safety
 /// Each `rows[k]` addresses `len` readable, aligned `f32`s; the CPU has AVX-512F.
@@ -83,7 +84,7 @@ pub(super) unsafe fn f32_rows_avx512(
     );
     let mut at = [0f32; ROWS];
     // SAFETY: `at` holds 16 f32s.
-    unsafe { _mm512_storeu_ps(at.as_mut_ptr(), _mm512_add_ps(s4, _mm512_set1_ps(id))) };
+    unsafe { _mm512_storeu_ps(at.as_mut_ptr(), s4) };
     let mut out = [0f32; ROWS];
     for (r, o) in out.iter_mut().enumerate() {
         *o = at[4 * (r % 4) + r / 4];
@@ -138,16 +139,16 @@ pub(super) unsafe fn f32_rows(rows: &[*const f32; ROWS], len: usize, id: f32) ->
     }
     let mut out = [0f32; ROWS];
     for (eight, v) in out.chunks_exact_mut(8).zip(v.chunks_exact(8)) {
-        eight.copy_from_slice(&tree8x8_ps(v, id));
+        eight.copy_from_slice(&tree8x8_ps(v));
     }
     out
 }
 
 /// The lane tree's steps + 4, + 2, + 1 across eight rows (`v[k]`: row k's lanes 0-7, each
-/// already combined + 8), plus `id`.
+/// already combined + 8).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn tree8x8_ps(v: &[std::arch::x86_64::__m256], id: f32) -> [f32; 8] {
+fn tree8x8_ps(v: &[std::arch::x86_64::__m256]) -> [f32; 8] {
     use std::arch::x86_64::*;
     // + 4: row 2m's lanes 0-3 (low half), row 2m + 1's (high half)
     let mut s2 = [_mm256_setzero_ps(); 4];
@@ -174,7 +175,7 @@ fn tree8x8_ps(v: &[std::arch::x86_64::__m256], id: f32) -> [f32; 8] {
     );
     let mut at = [0f32; 8];
     // SAFETY: `at` holds 8 f32s.
-    unsafe { _mm256_storeu_ps(at.as_mut_ptr(), _mm256_add_ps(s4, _mm256_set1_ps(id))) };
+    unsafe { _mm256_storeu_ps(at.as_mut_ptr(), s4) };
     let mut out = [0f32; 8];
     for (r, o) in out.iter_mut().enumerate() {
         *o = at[4 * (r % 2) + r / 2];
@@ -228,16 +229,16 @@ pub(super) unsafe fn f64_rows_avx512(
     }
     let mut out = [0f64; ROWS];
     for (eight, v) in out.chunks_exact_mut(8).zip(v.chunks_exact(8)) {
-        eight.copy_from_slice(&tree8x8_pd(v, id));
+        eight.copy_from_slice(&tree8x8_pd(v));
     }
     out
 }
 
 /// The lane tree's steps + 4, + 2, + 1 across eight rows of `f64` (`v[k]`: row k's lanes
-/// 0-7, each already combined + 8), plus `id`.
+/// 0-7, each already combined + 8).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn tree8x8_pd(v: &[std::arch::x86_64::__m512d], id: f64) -> [f64; 8] {
+fn tree8x8_pd(v: &[std::arch::x86_64::__m512d]) -> [f64; 8] {
     use std::arch::x86_64::*;
     // + 4: row 2m's lanes 0-3 (low half), row 2m + 1's (high half)
     let mut s2 = [_mm512_setzero_pd(); 4];
@@ -264,7 +265,7 @@ fn tree8x8_pd(v: &[std::arch::x86_64::__m512d], id: f64) -> [f64; 8] {
     );
     let mut at = [0f64; 8];
     // SAFETY: `at` holds 8 f64s.
-    unsafe { _mm512_storeu_pd(at.as_mut_ptr(), _mm512_add_pd(s4, _mm512_set1_pd(id))) };
+    unsafe { _mm512_storeu_pd(at.as_mut_ptr(), s4) };
     let mut out = [0f64; 8];
     for (r, o) in out.iter_mut().enumerate() {
         *o = at[2 * (r % 4) + r / 4];
@@ -330,7 +331,7 @@ pub(super) unsafe fn f64_rows(rows: &[*const f64; ROWS], len: usize, id: f64) ->
         let s = _mm256_add_pd(_mm256_unpacklo_pd(ab, cd), _mm256_unpackhi_pd(ab, cd));
         let mut at = [0f64; 4];
         // SAFETY: `at` holds 4 f64s.
-        unsafe { _mm256_storeu_pd(at.as_mut_ptr(), _mm256_add_pd(s, _mm256_set1_pd(id))) };
+        unsafe { _mm256_storeu_pd(at.as_mut_ptr(), s) };
         four.copy_from_slice(&[at[0], at[2], at[1], at[3]]);
     }
     out

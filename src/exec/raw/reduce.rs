@@ -648,19 +648,58 @@ unsafe fn float_sum_blocks<R: Reducer>(
     }
 }
 
-/// Whether the inner path's units are short rows for [`add_rows`]: a plain float sum
-/// (`sum`) of one contiguous run of at most a block per output (so one chunk, one block).
-fn short_rows(sum: PlainSum, reduced: &[(usize, isize)], item: isize) -> bool {
-    sum != PlainSum::No && reduced.len() == 1 && reduced[0].1 == item && reduced[0].0 <= BLOCK
+/// Whether the inner path's units are rows for [`add_rows`]: a plain float sum (`sum`) of one
+/// contiguous run of at most a block per output, on a CPU with AVX2; from memory (an input of
+/// `bytes` beyond half of L3) only rows shorter than [`SHORT_FROM_MEMORY`].
+///
+/// Measured on the 2-core Zen 4 (1 thread, float32, old and new builds alternating): rows of
+/// 64 from memory 6.2 -> 21 GB/s, of 200 11 -> 14, a 1 MB array of rows of 64 (in L2) 172 ->
+/// 46 us, of 256 in L2 57 -> 26 us; but from memory rows of 256 and 512 lost a sixth to a
+/// quarter (20.7 -> 16, 31.6 -> 27.7: the one-row loop keeps more of memory busy, not
+/// understood yet), rows of 1000 to 1024 were even, and rows of 2 to 16 blocks through this
+/// path (the driver takes them: each row's blocks go through its counter) were no faster
+/// than four units side by side (4096² 30 vs 34 GB/s), so they stay there.
+fn short_rows(sum: PlainSum, reduced: &[(usize, isize)], item: isize, bytes: usize) -> bool {
+    let (len, stride) = reduced[0];
+    sum != PlainSum::No
+        && reduced.len() == 1
+        && stride == item
+        && len <= BLOCK
+        && (len < SHORT_FROM_MEMORY || within_half_l3(bytes))
 }
 
-/// The sums of [`ROWS`] rows of `len` elements (1 to `BLOCK`) at `rows` through [`add_rows`],
-/// each with [`reduce_range`]'s bits for its single block; `None` when the reducer is not the
-/// plain float sum `sum` says.
+/// Rows (elements) from which an input in memory keeps the one-row loop ([`short_rows`]).
+const SHORT_FROM_MEMORY: usize = 256;
+
+/// The block sums (lanes and their tree, as [`feed`] and [`lane_tree`] give them) of
+/// [`ROWS`] runs of `len` elements (1 to `BLOCK`) at `rows` through [`add_rows`]. Where the
+/// reducer is not the plain float sum `sum` says (never: `PlainSum::of` checked the types),
+/// the generic loop's.
 ///
 /// # Safety
 /// Each `rows[k]` must address `len` readable, aligned, contiguous `R::In`s.
 unsafe fn row_sums<R: Reducer>(
+    r: &R,
+    sum: PlainSum,
+    rows: &[*const u8; ROWS],
+    len: usize,
+) -> [R::Acc; ROWS] {
+    // SAFETY: the caller's guarantee.
+    unsafe { row_sums_explicit(r, sum, rows, len) }.unwrap_or_else(|| {
+        rows.map(|p| {
+            let mut lanes = [r.identity(); LANES];
+            // SAFETY: the caller's guarantee.
+            unsafe { feed(r, &mut lanes, 0, p, size_of::<R::In>() as isize, len, 0) };
+            lane_tree(r, &lanes)
+        })
+    })
+}
+
+/// [`row_sums`] through [`add_rows`]; `None` when the types are not `sum`'s.
+///
+/// # Safety
+/// As for [`row_sums`].
+unsafe fn row_sums_explicit<R: Reducer>(
     r: &R,
     sum: PlainSum,
     rows: &[*const u8; ROWS],
@@ -1575,11 +1614,20 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
                      reduced elements ({outputs} output(s) x {nchunks} chunk(s)), read as runs \
                      along the reduced dims (fastest first, sizes {:?}) into the {LANES} lanes{}",
                     geo.reduced.iter().map(|r| r.0).collect::<Vec<_>>(),
-                    if float && stride == item && geo.reduced.len() == 1 && len <= BLOCK {
+                    if float
+                        && wide()
+                        && short_rows(
+                            PlainSum::F32,
+                            &geo.reduced,
+                            item,
+                            outputs * n * item as usize
+                        )
+                    {
                         format!(
-                            "; a sum (float32, float64) of rows this short (at most a block) \
-                             takes {ROWS} rows at a time, each row's lanes in vector registers, \
-                             the lane tree done across the rows (the same additions)"
+                            "; a sum (float32, float64) of rows this short (at most a block; \
+                             from memory, under {SHORT_FROM_MEMORY}) takes {ROWS} rows at a \
+                             time, each row's lanes in vector registers, the lane tree done \
+                             across the rows (the same additions)"
                         )
                     } else if float && stride == item {
                         format!(
@@ -1776,30 +1824,72 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
                 let acc = unsafe { reduce_range(r, reduced, base, n0, n1, side_by_side) };
                 emit(id, c, &|| o, acc);
             };
-            if short_rows(sum, reduced, item) {
-                // many short rows: [`add_rows::ROWS`] at a time, their lane trees side by side
+            if short_rows(sum, reduced, item, input_bytes) {
+                // rows of at most a block (the driver takes any up to a chunk): [`ROWS`] blocks
+                // a call, in memory order, each row's blocks then combined by its counter
                 let len = reduced[0].0;
+                let (whole, tail) = (len / BLOCK, len % BLOCK);
+                let per_row = whole + usize::from(tail > 0);
+                let block = BLOCK * item as usize;
                 run_pieces(units, tasks, tasks * PIECES_PER_TASK, |b, e| {
                     let mut walk = KeptWalk::new(&others, b);
+                    let mut sums = vec![r.identity(); ROWS * per_row];
+                    // blocks waiting for a call: (address, slot in `sums`)
+                    let mut ready: SmallVec<[(*const u8, usize); ROWS]> = SmallVec::new();
+                    let call = |ready: &mut SmallVec<[(*const u8, usize); ROWS]>,
+                                sums: &mut [R::Acc],
+                                n: usize| {
+                        if ready.is_empty() {
+                            return;
+                        }
+                        // (slots past the blocks waiting repeat the first: results not kept)
+                        let rows = std::array::from_fn(|k| ready.get(k).unwrap_or(&ready[0]).0);
+                        // SAFETY: the plan's guarantee: each unit's kept index and its reduced
+                        // run (one contiguous dim of `len`) address input elements, and every
+                        // block (`n` elements) lies inside its row's run.
+                        let got = unsafe { row_sums(r, sum, &rows, n) };
+                        for (k, &(_, slot)) in ready.iter().enumerate() {
+                            sums[slot] = got[k];
+                        }
+                        ready.clear();
+                    };
                     let mut u = b;
                     while u < e {
-                        // the last call of a piece repeats its last row (results not kept), so
-                        // that every row takes the same kernel wherever the pieces end
                         let m = (e - u).min(ROWS);
                         let mut at = [(0isize, 0isize); ROWS];
                         walk.fill(&mut at[..m]);
-                        let last = at[m - 1];
-                        at[m..].fill(last);
-                        let rows = at.map(|(i, _)| in_base.get().wrapping_offset(i) as *const u8);
-                        // SAFETY: the plan's guarantee: each unit's kept index and its reduced
-                        // run (one contiguous dim of `len`) address input elements.
-                        match unsafe { row_sums(r, sum, &rows, len) } {
-                            Some(sums) => {
-                                for (k, &acc) in sums[..m].iter().enumerate() {
-                                    emit(u + k, 0, &|| at[k].1, acc);
+                        let row = |k: usize| in_base.get().wrapping_offset(at[k].0) as *const u8;
+                        for k in 0..m {
+                            for j in 0..whole {
+                                ready.push((row(k).wrapping_add(j * block), k * per_row + j));
+                                if ready.len() == ROWS {
+                                    call(&mut ready, &mut sums, BLOCK);
                                 }
                             }
-                            None => (u..u + m).for_each(single),
+                        }
+                        call(&mut ready, &mut sums, BLOCK);
+                        if tail > 0 {
+                            for k in 0..m {
+                                ready.push((
+                                    row(k).wrapping_add(whole * block),
+                                    k * per_row + whole,
+                                ));
+                            }
+                            call(&mut ready, &mut sums, tail);
+                        }
+                        for k in 0..m {
+                            let mut blocks: Counter<R::Acc, BLOCK_DEPTH> =
+                                Counter::new(r.identity());
+                            for &s in &sums[k * per_row..(k + 1) * per_row] {
+                                blocks.push(r, s);
+                            }
+                            // as `finish_range` ends: the counter folded, plus the identity
+                            emit(
+                                u + k,
+                                0,
+                                &|| at[k].1,
+                                r.combine(blocks.fold(r), r.identity()),
+                            );
                         }
                         u += m;
                     }
@@ -2026,7 +2116,9 @@ mod tests {
                     });
                     for (name, kernel) in kernels {
                         // SAFETY: as above; the kernels are listed only where the CPU has them.
-                        let got = unsafe { kernel(&rows, len, T::default()) }.map(|x| x.bits());
+                        let got = unsafe { kernel(&rows, len, T::default()) };
+                        // (plus the identity, as the row's result is)
+                        let got = got.map(|x| (x + T::default()).bits());
                         assert_eq!(got, one, "{name}, rows of {len} from {start}");
                     }
                 }
