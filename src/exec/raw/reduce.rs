@@ -24,7 +24,9 @@
 //! additions in explicit AVX2 registers ([`super::add_lanes`]): the same block of four units
 //! side by side (chunks of one run, or rows a whole number of cache lines apart: four streams
 //! of memory), else consecutive whole blocks several at a time when the input fits the
-//! last-level cache, and the outer path's 4-row groups; on an
+//! last-level cache, and the outer path's 4-row groups; rows of at most a block go 16 blocks
+//! a call, each block's lanes in registers and the lane tree across the blocks
+//! ([`super::add_rows`]); on an
 //! AVX-512 CPU, the outer path's whole float32 blocks on narrow tiles (rows up to 1 KB apart,
 //! such as a channels_last image's channels) of an input the cache holds keep the 16 lanes in
 //! registers.
