@@ -1,6 +1,5 @@
 //! Blocks of a plain float sum side by side, [`ROWS`] a call, each a contiguous run of at most
-//! one block (`reduce::BLOCK` elements): the rows of `sum(x, -1)` of a (262144, 64) array, or
-//! the blocks of consecutive rows of 4096, in memory order.
+//! one block (`reduce::BLOCK` elements): the rows of `sum(x, -1)` of a (262144, 64) array.
 //!
 //! Through the generic loop each short row was a unit of its own: the run walk, the lane
 //! loop, a scalar lane tree of 15 additions and a block counter, about 40 ns a row (rows of
@@ -12,8 +11,8 @@
 //! registers' halves with one shuffle each, so that the last step leaves one block's sum in
 //! each position. The same additions with the same operands in the same order as
 //! `reduce::lane_tree`, so the same block sums (NaN payloads aside, see the test); the caller
-//! combines each row's blocks by the counter, as `reduce::finish_range` does. Raw memory: see
-//! the invariants in [`super`].
+//! adds the identity, as `reduce::finish_range` ends a single block. Raw memory: see the
+//! invariants in [`super`].
 
 #[cfg(target_arch = "x86_64")]
 use super::reduce::LANES;

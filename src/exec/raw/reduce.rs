@@ -658,9 +658,9 @@ unsafe fn float_sum_blocks<R: Reducer>(
 /// 64 from memory 6.2 -> 21 GB/s, of 200 11 -> 14, a 1 MB array of rows of 64 (in L2) 172 ->
 /// 46 us, of 256 in L2 57 -> 26 us; but from memory rows of 256 and 512 lost a sixth to a
 /// quarter (20.7 -> 16, 31.6 -> 27.7: the one-row loop keeps more of memory busy, not
-/// understood yet), rows of 1000 to 1024 were even, and rows of 2 to 16 blocks through this
-/// path (the driver takes them: each row's blocks go through its counter) were no faster
-/// than four units side by side (4096² 30 vs 34 GB/s), so they stay there.
+/// understood yet), rows of 1000 to 1024 were even, and rows of 2 to 16 blocks (tried: their
+/// blocks 16 a call, each row's then through its counter) were no faster than four units
+/// side by side (4096² 30 vs 34 GB/s), so they stay there.
 fn short_rows(sum: PlainSum, reduced: &[(usize, isize)], item: isize, bytes: usize) -> bool {
     let (len, stride) = reduced[0];
     sum != PlainSum::No
@@ -1827,71 +1827,26 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
                 emit(id, c, &|| o, acc);
             };
             if short_rows(sum, reduced, item, input_bytes) {
-                // rows of at most a block (the driver takes any up to a chunk): [`ROWS`] blocks
-                // a call, in memory order, each row's blocks then combined by its counter
+                // rows of at most a block, [`ROWS`] a call: each row's block sum plus the
+                // identity, as `finish_range` ends a single block (its counter folds to it)
                 let len = reduced[0].0;
-                let (whole, tail) = (len / BLOCK, len % BLOCK);
-                let per_row = whole + usize::from(tail > 0);
-                let block = BLOCK * item as usize;
                 run_pieces(units, tasks, tasks * PIECES_PER_TASK, |b, e| {
                     let mut walk = KeptWalk::new(&others, b);
-                    let mut sums = vec![r.identity(); ROWS * per_row];
-                    // blocks waiting for a call: (address, slot in `sums`)
-                    let mut ready: SmallVec<[(*const u8, usize); ROWS]> = SmallVec::new();
-                    let call = |ready: &mut SmallVec<[(*const u8, usize); ROWS]>,
-                                sums: &mut [R::Acc],
-                                n: usize| {
-                        if ready.is_empty() {
-                            return;
-                        }
-                        // (slots past the blocks waiting repeat the first: results not kept)
-                        let rows = std::array::from_fn(|k| ready.get(k).unwrap_or(&ready[0]).0);
-                        // SAFETY: the plan's guarantee: each unit's kept index and its reduced
-                        // run (one contiguous dim of `len`) address input elements, and every
-                        // block (`n` elements) lies inside its row's run.
-                        let got = unsafe { row_sums(r, sum, &rows, n) };
-                        for (k, &(_, slot)) in ready.iter().enumerate() {
-                            sums[slot] = got[k];
-                        }
-                        ready.clear();
-                    };
                     let mut u = b;
                     while u < e {
+                        // the last call of a piece repeats its last row (results not kept)
                         let m = (e - u).min(ROWS);
                         let mut at = [(0isize, 0isize); ROWS];
                         walk.fill(&mut at[..m]);
-                        let row = |k: usize| in_base.get().wrapping_offset(at[k].0) as *const u8;
+                        let last = at[m - 1];
+                        at[m..].fill(last);
+                        let rows = at.map(|(i, _)| in_base.get().wrapping_offset(i) as *const u8);
+                        // SAFETY: the plan's guarantee: each unit's kept index and its reduced
+                        // run (one contiguous dim of `len`) address input elements.
+                        let sums = unsafe { row_sums(r, sum, &rows, len) };
                         for k in 0..m {
-                            for j in 0..whole {
-                                ready.push((row(k).wrapping_add(j * block), k * per_row + j));
-                                if ready.len() == ROWS {
-                                    call(&mut ready, &mut sums, BLOCK);
-                                }
-                            }
-                        }
-                        call(&mut ready, &mut sums, BLOCK);
-                        if tail > 0 {
-                            for k in 0..m {
-                                ready.push((
-                                    row(k).wrapping_add(whole * block),
-                                    k * per_row + whole,
-                                ));
-                            }
-                            call(&mut ready, &mut sums, tail);
-                        }
-                        for k in 0..m {
-                            let mut blocks: Counter<R::Acc, BLOCK_DEPTH> =
-                                Counter::new(r.identity());
-                            for &s in &sums[k * per_row..(k + 1) * per_row] {
-                                blocks.push(r, s);
-                            }
-                            // as `finish_range` ends: the counter folded, plus the identity
-                            emit(
-                                u + k,
-                                0,
-                                &|| at[k].1,
-                                r.combine(blocks.fold(r), r.identity()),
-                            );
+                            let acc = r.combine(sums[k], r.identity());
+                            emit(u + k, 0, &|| at[k].1, acc);
                         }
                         u += m;
                     }
