@@ -29,6 +29,7 @@
 #![cfg(target_arch = "x86_64")]
 
 pub(crate) use super::gemm::Whole;
+use super::kept::Kept;
 use std::arch::x86_64::*;
 
 /// A float type the GEMM multiplies: its matrix-vector loop and its two micro-kernels.
@@ -433,12 +434,12 @@ thread_local! {
 }
 
 /// The calling thread's packing scratch, taken for one product and given back when dropped (a
-/// nested product meanwhile makes its own).
-struct Scratch(Vec<Line>);
+/// nested product meanwhile makes its own): a [`Kept`] buffer, grown by [`Scratch::split`].
+struct Scratch(Kept<Line>);
 
 impl Scratch {
     fn take() -> Scratch {
-        Scratch(SCRATCH.with(|s| s.take()))
+        Scratch(Kept::take(&SCRATCH, 0, Line([0; 64])))
     }
 
     /// Two buffers of `a` and `b` elements, each starting on a line. Their contents are left
@@ -447,7 +448,7 @@ impl Scratch {
         let lines = |n: usize| (n * std::mem::size_of::<T>()).div_ceil(64);
         let need = lines(a) + lines(b);
         if self.0.len() < need {
-            self.0 = vec![Line([0; 64]); need];
+            *self.0 = vec![Line([0; 64]); need];
         }
         let (x, y) = self.0.split_at_mut(lines(a));
         // SAFETY: `x` and `y` are disjoint, 64-byte aligned and hold at least `a` and `b`
@@ -458,13 +459,6 @@ impl Scratch {
                 std::slice::from_raw_parts_mut(y.as_mut_ptr() as *mut T, b),
             )
         }
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let lines = std::mem::take(&mut self.0);
-        SCRATCH.with(|s| s.set(lines));
     }
 }
 

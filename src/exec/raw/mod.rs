@@ -32,6 +32,7 @@ pub(crate) mod gemm;
 mod gemm_fma;
 mod isa;
 pub(crate) mod job;
+mod kept;
 mod lanes;
 pub(crate) mod lines;
 #[cfg(target_arch = "x86_64")]

@@ -14,6 +14,7 @@
 //! limit, (78, 80, 85, 16) by (1, 3, 2, 0) from 27-36% to 50%; with the AVX2 kernels, which
 //! had no staging, 2-3x. Raw memory: see the invariants in [`super`].
 
+use super::kept::Kept;
 use std::cell::Cell;
 
 /// A tile's columns in the order of their output offsets (its image's layout), found once per
@@ -58,8 +59,8 @@ impl ImageLayout {
 }
 
 thread_local! {
-    /// Each thread's image buffer, kept between calls: a fresh one (256 KiB on a 2 MiB L2) is
-    /// a mapped allocation whose pages would fault in again at every call.
+    /// Each thread's image buffer, kept between calls ([`Kept`]): a fresh one (256 KiB on a
+    /// 2 MiB L2) is a mapped allocation whose pages would fault in again at every call.
     static BUFFER: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
 
@@ -68,7 +69,7 @@ thread_local! {
 /// row tiles of one column) are streamed as one run, whole lines across the tiles' seams.
 pub(super) struct Images {
     /// The thread's buffer (given back on drop); at least `room` bytes.
-    buf: Vec<u8>,
+    buf: Kept<u8>,
     /// Bytes of `buf` used for images (the size asked for, so that they stay in L2).
     room: usize,
     /// Bytes of `buf` in use.
@@ -80,12 +81,8 @@ pub(super) struct Images {
 impl Images {
     /// Room for `bytes` of images (at least one tile's), in the thread's buffer.
     pub(super) fn new(bytes: usize) -> Images {
-        let mut buf = BUFFER.try_with(Cell::take).unwrap_or_default();
-        if buf.len() < bytes {
-            buf = vec![0u8; bytes];
-        }
         Images {
-            buf,
+            buf: Kept::take(&BUFFER, bytes, 0),
             room: bytes,
             used: 0,
             pending: Vec::new(),
@@ -135,15 +132,6 @@ impl Images {
         }
         self.pending.clear();
         self.used = 0;
-    }
-}
-
-impl Drop for Images {
-    /// Gives the buffer back to the thread (pending images are the caller's to flush first).
-    fn drop(&mut self) {
-        let buf = std::mem::take(&mut self.buf);
-        // (a thread being torn down has no buffer to keep: dropped)
-        let _ = BUFFER.try_with(|b| b.set(buf));
     }
 }
 

@@ -2,6 +2,7 @@
 //! torch's `serial_for_each` over a linear range, in tiles when [`tiled`] says so, with the
 //! packed operands copied through scratch. Raw memory: see the invariants in [`super`].
 
+use super::kept::Kept;
 use super::pack::{self, Line};
 use super::stream::LINE;
 use super::transpose;
@@ -27,38 +28,10 @@ struct Packed {
     lines: std::ops::Range<usize>,
 }
 
-/// Each thread's scratch for packed tiles, kept from one walk to the next (at most
-/// `tiled::MAX_SCRATCH_BYTES` per thread): up to 256 KiB allocated and filled per walk (and
-/// per task), the fresh pages faulting in, cost mid-sized NHWC + NCHW adds (50K-200K
-/// elements, 2 threads on the Zen 4) a third of their time.
-struct ThreadScratch;
-
 thread_local! {
+    /// Each thread's scratch for packed tiles, kept from one walk to the next ([`Kept`]: at
+    /// most `tiled::MAX_SCRATCH_BYTES` per thread).
     static SCRATCH: std::cell::Cell<Vec<Line>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
-impl ThreadScratch {
-    /// At least `lines` lines: this thread's kept scratch (taken out, so that a walk inside
-    /// a walk's kernel gets its own), grown when short; a fresh one while the thread exits.
-    fn take(lines: usize) -> Vec<Line> {
-        let mut scratch = SCRATCH.try_with(|s| s.take()).unwrap_or_default();
-        if scratch.len() < lines {
-            scratch = vec![Line::ZERO; lines];
-        }
-        scratch
-    }
-
-    /// Keeps `scratch` for this thread's next walk (the larger of it and what is kept).
-    fn give_back(scratch: Vec<Line>) {
-        let _ = SCRATCH.try_with(|s| {
-            let kept = s.take();
-            s.set(if kept.len() > scratch.len() {
-                kept
-            } else {
-                scratch
-            });
-        });
-    }
 }
 
 /// Everything a walk needs, taken from the plan once and kept inline for small plans (the
@@ -257,7 +230,7 @@ impl<'p> Walk<'p> {
         let (strides0, strides1) = (&self.strides[..n], &self.strides[n..2 * n]);
         let mut corner: PerOperand<*mut u8> = smallvec![std::ptr::null_mut(); n];
         let mut ptrs = corner.clone();
-        let mut scratch = ThreadScratch::take(self.scratch_lines);
+        let mut scratch = Kept::take(&SCRATCH, self.scratch_lines, Line::ZERO);
         let mut counter = DimCounter::new(&self.shape, begin, end);
         while !counter.is_done() {
             let (size0, size1) = counter.max_2d_step();
@@ -302,7 +275,6 @@ impl<'p> Walk<'p> {
         if matches!(self.direct, Some((_, true))) {
             transpose::fence();
         }
-        ThreadScratch::give_back(scratch);
     }
 
     /// For a streamed direct walk whose output steps by its element along dim 0 and by whole
