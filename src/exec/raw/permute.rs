@@ -23,8 +23,21 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
     let (tiles_r, tiles_c) = p.tiles();
     let (len_r, len_c) = (p.rows.len(), p.cols.len());
     let e = p.elem;
-    let mut in_row = vec![0isize; p.tile_r];
-    let mut out_col = vec![0isize; p.tile_c];
+    // the tables of row and column offsets: whole when a few tiles long (made once: two
+    // row tiles taken in turn remade a 1552-entry table at every item, 10% of the (16, 117,
+    // 108, 42) by (3, 1, 0, 2) copy), else one tile's, made when the tile changes
+    let whole = (
+        len_r <= WHOLE_TABLE_TILES * p.tile_r,
+        len_c <= WHOLE_TABLE_TILES * p.tile_c,
+    );
+    let mut in_row = vec![0isize; if whole.0 { len_r } else { p.tile_r }];
+    let mut out_col = vec![0isize; if whole.1 { len_c } else { p.tile_c }];
+    if whole.0 {
+        p.rows.offsets(0, &mut in_row);
+    }
+    if whole.1 {
+        p.cols.offsets(0, &mut out_col);
+    }
     let mut have = (usize::MAX, usize::MAX);
     let k = Kernel::for_elem(e);
     let mut lines = OutputLines::default();
@@ -44,16 +57,24 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         let (tc, mut o) = (rest % tiles_c, rest / tiles_c);
         let (r0, c0) = (tr * p.tile_r, tc * p.tile_c);
         let (nr, nc) = (p.tile_r.min(len_r - r0), p.tile_c.min(len_c - c0));
-        if have.0 != tr {
-            p.rows.offsets(r0, &mut in_row[..nr]);
+        let (at_r, at_c) = (if whole.0 { r0 } else { 0 }, if whole.1 { c0 } else { 0 });
+        let (rows, cols) = (&mut in_row[at_r..at_r + nr], &mut out_col[at_c..at_c + nc]);
+        if have.0 != tr && !whole.0 {
+            p.rows.offsets(r0, rows);
         }
-        if have.1 != tc {
-            p.cols.offsets(c0, &mut out_col[..nc]);
+        if have.1 != tc && !whole.1 {
+            p.cols.offsets(c0, cols);
         }
         if have != (tr, tc) && p.stream {
-            lines = OutputLines::of(&out_col[..nc], nr * e);
-            if lines.stage && k != Kernel::Runs {
-                layout.set(&out_col[..nc], nr * e);
+            lines = OutputLines::of(cols, nr * e);
+            if k != Kernel::Runs && (lines.stage || lines.apart) {
+                layout.set(cols, nr * e);
+                // columns apart within the kernels' strips of 16 may still follow each other
+                // in the output (the (92, 10, 20, 5, 16, 6) by (0, 3, 1, 5, 4, 2) copy's 20-row
+                // columns, 1280 bytes apart in the strip's order, 16 adjacent in the output):
+                // plain stores scatter them, the image streams them as one run
+                lines.stage |= layout.bytes()
+                    >= crate::exec::stores::staged_run(false).saturating_mul(layout.runs());
             }
         }
         have = (tr, tc);
@@ -66,7 +87,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         }
         let s = src.get().wrapping_offset(off_in + (c0 * e) as isize) as *const u8;
         let d = dst.get().wrapping_offset(off_out + (r0 * e) as isize);
-        let (rows, cols) = (&in_row[..nr], &out_col[..nc]);
+        let (rows, cols) = (&*rows, &*cols);
         let staged = p.stream
             && lines.stage
             && k != Kernel::Runs
@@ -104,6 +125,9 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         unsafe { images.flush() };
     }
 }
+
+/// Tables of row or column offsets up to this many tiles long are made whole, once.
+const WHOLE_TABLE_TILES: usize = 4;
 
 /// How far ahead along an input row (bytes) the run copy asks for lines: it reads many rows
 /// at once in steps of one run, more streams than the hardware prefetchers follow (the
@@ -249,6 +273,8 @@ struct OutputLines {
     /// to stage ([`crate::exec::stores::staged_run`]): the tile goes through an image
     /// ([`super::tile_image`]) unless its columns are aligned to the kernel's streamed stores.
     stage: bool,
+    /// No two neighbours in a strip of 16 columns follow each other in the output.
+    apart: bool,
 }
 
 impl OutputLines {
@@ -270,6 +296,7 @@ impl OutputLines {
                 .fold(64, |a, &c| a.min(1 << c.trailing_zeros().min(6))),
             stage: cols.len() * run
                 >= crate::exec::stores::staged_run(adjacent).saturating_mul(runs),
+            apart: !adjacent,
         }
     }
 }
@@ -296,6 +323,9 @@ mod tests {
         assert!(OutputLines::of(&apart, 512).stage);
         let far = crate::exec::stores::last_level() == crate::exec::stores::LastLevel::Far;
         assert_eq!(OutputLines::of(&apart, 20).stage, far);
+        // (the run then asks the image whether they follow each other in the output)
+        assert!(OutputLines::of(&apart, 20).apart);
+        assert!(!OutputLines::of(&adjacent, 20).apart);
     }
 
     /// Every permutation of small shapes (sizes around the kernels' steps) copied with each
@@ -341,7 +371,7 @@ mod tests {
     /// threads would run them.
     #[test]
     fn permuting_copies_at_tile_edges_match_the_naive_loop() {
-        let cases: [(&[usize], &[usize]); 19] = [
+        let cases: [(&[usize], &[usize]); 20] = [
             (&[15, 16], &[1, 0]),
             // tiles shorter than a register step (14 and 5 rows: the edge blocks alone), the
             // last columns short of a register too
@@ -366,6 +396,9 @@ mod tests {
             (&[20, 6, 16], &[2, 1, 0]),
             (&[40, 6, 17], &[2, 1, 0]),
             (&[5, 3, 18, 2], &[2, 1, 3, 0]),
+            // columns apart in the kernels' strips (6 fastest, 480 bytes apart), 16 of them
+            // adjacent in the output: staged, the image's runs 16 columns long
+            (&[20, 16, 6, 3], &[2, 1, 3, 0]),
         ];
         for (shape, perm) in cases {
             let numel: usize = shape.iter().product();

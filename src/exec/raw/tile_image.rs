@@ -56,6 +56,11 @@ impl ImageLayout {
     pub(super) fn bytes(&self) -> usize {
         self.cols.len() * self.run
     }
+
+    /// Runs the image is streamed out in (before merging with other tiles').
+    pub(super) fn runs(&self) -> usize {
+        self.runs.len()
+    }
 }
 
 thread_local! {
