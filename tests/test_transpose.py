@@ -118,6 +118,15 @@ def test_streamed_permuting_copy() -> None:
         check_permuted((2, 64, 180, 182), (0, 2, 3, 1), torch.float32, threads)
 
 
+def test_streamed_transpose_into_columns_off_the_lines() -> None:
+    """A streamed 2-D transpose whose output columns (4097 float32, 16388 bytes apart) start
+    at every offset within a cache line: each column's whole lines are streamed realigned in
+    registers, its partial first and last lines stored plainly (exec/raw/lines512.rs), in
+    long tiles (tiled.rs `direct_edges`); chunks of a tiny grain cut the columns anywhere."""
+    for threads, grain in PARALLELISM:
+        check_permuted((4097, 1031), (1, 0), torch.float32, threads, grain)
+
+
 def test_broadcast_input_permuted() -> None:
     """An expanded (stride-0) dim of the input inside the permuted copy."""
     t = distinct_values((37, 1, 45), torch.float32).expand(37, 29, 45)

@@ -72,6 +72,26 @@ const PREFETCH_ROWS: usize = 64;
 /// GB/s at 1 thread against 9.6-11.5 with this limit, alternating builds twice.
 const ALONG_ROWS_UP_TO: usize = 256;
 
+/// Rows `r..r + 16`, columns `c..c + 16` of the tile, row q in `x[q]`, asking for the lines
+/// of the block at `(pr, pc)` on the way (a macro: as a function, not inlined into its
+/// callers, its block went through memory, a third of a transpose's time).
+///
+/// Safety: as for [`full_block`]; used inside its callers' `unsafe`.
+macro_rules! load_block {
+    ($in_row:expr, ($r:expr, $c:expr), ($pr:expr, $pc:expr)) => {{
+        let (r, c, pr, pc) = ($r, $c, $pr, $pc);
+        let mut x = [_mm512_setzero_ps(); 16];
+        for (q, v) in x.iter_mut().enumerate() {
+            let at = $in_row(r + q).wrapping_add(4 * c);
+            let ahead = $in_row(pr + q).wrapping_add(4 * pc);
+            // A prefetch is a hint that never faults, whatever its address.
+            _mm_prefetch::<_MM_HINT_T0>(ahead as *const i8);
+            *v = _mm512_loadu_ps(at as *const f32);
+        }
+        x
+    }};
+}
+
 /// Copies a tile of `nr × nc` 4-byte elements: element `(r, c)` from `in_row(r) + 4c` to
 /// `out_col(c) + 4r`, stored as `store` says.
 ///
@@ -130,6 +150,37 @@ pub(super) unsafe fn copy_tile(
     if let Some((pc, pm, pbase)) = pending {
         // SAFETY: the last staged strip, as above.
         unsafe { flush(pbase, run, pm, |q| out_col(pc + q)) };
+    }
+}
+
+/// [`copy_tile`] with non-temporal stores of whole lines into output columns that do not
+/// start on one: each column's blocks are shifted across its line boundaries in registers
+/// ([`strip_realigned`]), only the partial lines at the ends of each column stored plainly
+/// (the caller fences afterwards). Strips of fewer than 16 columns, tiles of fewer than 32
+/// rows and columns not 4-byte aligned are stored plainly. A function of its own: as a
+/// fourth [`Store`], its code changed how the compiler laid out the others' (the streamed
+/// 4096² transpose lost a fifth, its row addresses spilled).
+///
+/// # Safety
+/// As for [`copy_tile`].
+#[target_feature(enable = "avx512f")]
+#[inline(never)]
+pub(super) unsafe fn copy_tile_realigned(
+    in_row: impl Fn(usize) -> *const u8,
+    out_col: impl Fn(usize) -> *mut u8,
+    (nr, nc): (usize, usize),
+) {
+    for c in (0..nc).step_by(16) {
+        let m = (nc - c).min(16);
+        // SAFETY: columns c..c+m of the tile (the caller's guarantees); the realigned strip's
+        // columns checked 4-byte aligned here.
+        unsafe {
+            if m == 16 && nr >= 32 && (0..16).all(|q| (out_col(c + q) as usize).is_multiple_of(4)) {
+                strip_realigned(&in_row, &out_col, c, nr)
+            } else {
+                strip(&in_row, &out_col, (c, m), nr, false, false)
+            }
+        }
     }
 }
 
@@ -207,6 +258,93 @@ unsafe fn strip(
         if ahead.0 >= rows {
             ahead = (ahead.0 - rows, ahead.1 + 16);
         }
+    }
+}
+
+/// Columns `c..c + 16` of [`copy_tile`]'s tile down all `nr` rows (`nr >= 32`), into
+/// output columns that start anywhere on a 4-byte boundary ([`copy_tile_realigned`]): every
+/// whole output line is one streamed store, made of the end of one block of the column and
+/// the start of the next (one two-source permute a line), so that nothing is staged through
+/// memory; the part of each column before its first line boundary and after its last full
+/// block's is stored plainly, masked.
+///
+/// # Safety
+/// As for [`copy_tile`], for those columns; every `out_col(c + q)` is 4-byte aligned.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn strip_realigned(
+    in_row: &impl Fn(usize) -> *const u8,
+    out_col: &impl Fn(usize) -> *mut u8,
+    c: usize,
+    nr: usize,
+) {
+    let full = nr / 16;
+    // per column: its lanes before the first line boundary, the lanes a line takes from a
+    // block pair (lane j of the line is lane `j + head` of the two blocks side by side), and
+    // where its lines start
+    let mut head = [0u32; 16];
+    let mut pick = [_mm512_setzero_si512(); 16];
+    let mut line = [std::ptr::null_mut::<f32>(); 16];
+    let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for q in 0..16 {
+        let at = out_col(c + q);
+        let h = (at as usize).wrapping_neg() % 64 / 4;
+        head[q] = h as u32;
+        pick[q] = _mm512_add_epi32(iota, _mm512_set1_epi32(h as i32));
+        line[q] = at.wrapping_add(4 * h) as *mut f32;
+    }
+    let mut ahead = if nr.next_multiple_of(16) <= ALONG_ROWS_UP_TO {
+        (0, c + 32)
+    } else {
+        (PREFETCH_ROWS, c)
+    };
+    let rows = nr.next_multiple_of(16);
+    let next_ahead = |ahead: &mut (usize, usize)| {
+        let now = (ahead.0.min(nr - 16), ahead.1);
+        ahead.0 += 16;
+        if ahead.0 >= rows {
+            *ahead = (ahead.0 - rows, ahead.1 + 16);
+        }
+        now
+    };
+    let first = next_ahead(&mut ahead);
+    // SAFETY: rows 0..16 and columns c..c+16 of the tile (the caller's guarantees; so are
+    // the later blocks', below 16·full); the lines prefetched are rows of the tile.
+    let block0 = unsafe { load_block!(in_row, (0, c), (first.0, first.1)) };
+    let mut prev = transpose16(block0);
+    for (q, v) in prev.iter().enumerate() {
+        if head[q] != 0 {
+            // SAFETY: rows 0..head of column c+q (head < 16 <= nr), lanes past it masked off.
+            unsafe { _mm512_mask_storeu_ps(out_col(c + q) as *mut f32, (1 << head[q]) - 1, *v) };
+        }
+    }
+    for b in 1..full {
+        let at = next_ahead(&mut ahead);
+        // SAFETY: as above.
+        let y = transpose16(unsafe { load_block!(in_row, (16 * b, c), (at.0, at.1)) });
+        for q in 0..16 {
+            let l = _mm512_permutex2var_ps(prev[q], pick[q], y[q]);
+            // SAFETY: rows head + 16(b-1) .. head + 16b of column c+q, inside its 16·full
+            // rows; `line[q]` is on a line boundary (4-byte aligned columns: `head` lanes
+            // take it there), and so is every 64 bytes on.
+            unsafe { _mm512_stream_ps(line[q].add(16 * (b - 1)), l) };
+        }
+        prev = y;
+    }
+    for (q, v) in prev.iter().enumerate() {
+        let from_head: __mmask16 = !((1u32 << head[q]) - 1) as __mmask16;
+        // SAFETY: rows 16(full-1) + head .. 16·full of column c+q, lanes before masked off.
+        unsafe {
+            _mm512_mask_storeu_ps(
+                out_col(c + q).wrapping_add(64 * (full - 1)) as *mut f32,
+                from_head,
+                *v,
+            )
+        };
+    }
+    if !nr.is_multiple_of(16) {
+        // SAFETY: the rows past the full blocks, columns c..c+16 (the caller's guarantees).
+        unsafe { edge_block(in_row, out_col, (16 * full, c), (nr % 16, 16), false) };
     }
 }
 
@@ -402,7 +540,7 @@ mod tests {
         if !std::arch::is_x86_feature_detected!("avx512f") {
             return;
         }
-        let sizes = [1usize, 2, 5, 15, 16, 17, 31, 32, 33, 40];
+        let sizes = [1usize, 2, 5, 15, 16, 17, 31, 32, 33, 40, 70];
         for &nr in &sizes {
             for &nc in &sizes {
                 for (reversed, mode) in [
@@ -411,6 +549,8 @@ mod tests {
                     (false, Mode::Stream),
                     (false, Mode::Staged { gap: 0 }),
                     (true, Mode::Staged { gap: 1 }),
+                    (false, Mode::Realigned),
+                    (true, Mode::Realigned),
                 ] {
                     check(nr, nc, reversed, mode);
                 }
@@ -426,6 +566,9 @@ mod tests {
         Staged {
             gap: usize,
         },
+        /// [`copy_tile_realigned`], columns one element longer than the tile's rows (each
+        /// starting at another offset within a line).
+        Realigned,
     }
 
     fn check(nr: usize, nc: usize, reversed: bool, mode: Mode) {
@@ -435,7 +578,7 @@ mod tests {
         let src: Vec<u32> = (0..nr * in_ld + 8).map(|i| i as u32 + 1).collect();
         let ld = match mode {
             Mode::Stream => nr.next_multiple_of(16),
-            Mode::Plain => nr + 1,
+            Mode::Plain | Mode::Realigned => nr + 1,
             Mode::Staged { gap } => nr + gap,
         };
         let mut buf = vec![0u32; ld * nc + 32];
@@ -452,15 +595,21 @@ mod tests {
         let col = |c: usize| dst.wrapping_add(4 * c * ld);
         let mut scratch = vec![0u8; staged_scratch(nr)];
         let store = match mode {
-            Mode::Plain => Store::Plain,
+            Mode::Plain | Mode::Realigned => Store::Plain,
             Mode::Stream => Store::Stream,
             Mode::Staged { .. } => Store::Staged(&mut scratch),
         };
         // SAFETY: element (r, c) at `row(r) + 4c` lies in `src` (rows of `in_ld` > nc
         // elements from offset 1) and at `col(c) + 4r` in `buf` (columns of `ld` >= nr from
-        // `skip` < 17); aligned to 64 bytes when streaming; the scratch holds two halves of
-        // 16 columns and a line; AVX-512F checked above.
-        unsafe { copy_tile(row, col, (nr, nc), store) };
+        // `skip` < 17, 4-byte aligned); aligned to 64 bytes when streaming; the scratch
+        // holds two halves of 16 columns and a line; AVX-512F checked above.
+        unsafe {
+            if matches!(mode, Mode::Realigned) {
+                copy_tile_realigned(row, col, (nr, nc))
+            } else {
+                copy_tile(row, col, (nr, nc), store)
+            }
+        };
         super::super::transpose::fence();
         for r in 0..nr {
             for c in 0..nc {

@@ -249,11 +249,23 @@ unsafe fn lines_avx512_4(
 ) {
     // full output runs start at `dst + c·dc + 64k`
     let aligned = (dst as usize).is_multiple_of(64) && dc % 64 == 0;
-    // output columns that are not line-aligned are staged when streaming, if their runs (a
-    // strip's 16 as one where they are adjacent) are long (`lines512::Store::Staged`)
+    // output columns that are not line-aligned are streamed realigned in registers when
+    // they are at least two blocks long (`lines512::Store::Realigned`), else staged if their
+    // runs (a strip's 16 as one where they are adjacent) are long (`lines512::Store::Staged`)
     let adjacent = dc == 4 * nr as isize;
     let run = if adjacent { 64 * nr } else { 4 * nr };
     let mut scratch = Vec::new();
+    if stream && !aligned && nr >= 32 && (dst as usize).is_multiple_of(4) && dc % 4 == 0 {
+        // SAFETY: as below.
+        unsafe {
+            lines512::copy_tile_realigned(
+                |r| src.wrapping_offset(r as isize * sr),
+                |c| dst.wrapping_offset(c as isize * dc),
+                (nr, nc),
+            )
+        };
+        return;
+    }
     let store = if stream && aligned {
         lines512::Store::Stream
     } else if stream && run >= crate::exec::stores::staged_run(adjacent) {
