@@ -116,6 +116,9 @@ def test_streamed_permuting_copy() -> None:
     2, 2 MiB on an Intel Xeon, exec/stores.rs)."""
     for threads in (1, 2):
         check_permuted((2, 64, 180, 182), (0, 2, 3, 1), torch.float32, threads)
+        # two long sides whose output columns lie off the cache lines: long tiles, each
+        # column's lines realigned in registers (exec/permute.rs `tile_edges`)
+        check_permuted((30, 106, 3, 21, 16, 3), (5, 3, 4, 2, 0, 1), torch.float32, threads)
 
 
 def test_streamed_transpose_into_columns_off_the_lines() -> None:

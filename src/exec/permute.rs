@@ -91,6 +91,10 @@ pub struct PermuteCopy {
     /// Write the output with non-temporal stores (large enough by
     /// [`super::stores::transposing_copy_from`]: its lines would only evict the input's).
     pub stream: bool,
+    /// Streamed output columns off the cache lines, in tiles long down them
+    /// ([`tile_edges`]): each column's whole lines are realigned in registers and streamed
+    /// (`raw::lines512::copy_tile_realigned`) rather than staged through an image.
+    pub realign: bool,
 }
 
 impl PermuteCopy {
@@ -132,7 +136,16 @@ pub const GROUP_TARGET: usize = 1024;
 /// 28-47, 33-41 and 30-37% (64 × 2048 and 32 × 1024 close behind, 128 × 512 no better than
 /// the squares); the 78 rows of (78, 80, 85, 16) by (1, 3, 2, 0) 31-33% with 416 columns,
 /// 34-39% with 1024.
-fn tile_edges(elem: usize, rows: usize, cols: usize) -> (usize, usize) {
+///
+/// With AVX-512, two long sides whose streamed output columns lie off the cache lines
+/// (`off_lines`) take [`REALIGNED_TILE`] instead, and the third value says so: each column's
+/// run then has its two partial lines in 65, where the squares' had them in 17. On the 2-core
+/// Zen 4 (1 thread, 8M float32, % of the copy limit, alternating) the (30, 106, 3, 21, 16, 3)
+/// by (5, 3, 4, 2, 0, 1) copy went from 28% to 38-39%, (13, 27, 21, 24, 13, 4) by (3, 5, 4,
+/// 1, 0, 2) from 26% to 28-30%, the (9, 1449, 86, 7) reversal from 24-26% to 25-28%; realigned
+/// in the squares they lost (22-25%), and so did a short side's 1296-row tiles of (3, 90, 5,
+/// 12, 10, 50) by (3, 5, 1, 4, 0, 2) (26% against 32-36% staged).
+fn tile_edges(elem: usize, rows: usize, cols: usize, off_lines: bool) -> (usize, usize, bool) {
     const STEP: usize = 16;
     let elements = (super::cache::sizes().l2 / 4 / elem).max(STEP * STEP);
     let square = (elements.isqrt() / STEP * STEP).max(STEP);
@@ -146,15 +159,20 @@ fn tile_edges(elem: usize, rows: usize, cols: usize) -> (usize, usize) {
         }
     };
     if rows <= square {
-        (rows, cols.min(fill(rows)))
+        (rows, cols.min(fill(rows)), false)
     } else if cols <= square {
-        (rows.min(fill(cols)), cols)
+        (rows.min(fill(cols)), cols, false)
     } else if avx2 {
-        (AVX2_ROWS, cols.min(fill(AVX2_ROWS)))
+        (AVX2_ROWS, cols.min(fill(AVX2_ROWS)), false)
+    } else if off_lines && TileKernel::for_elem(elem) == TileKernel::Avx512x4 {
+        (rows.min(REALIGNED_TILE.0), cols.min(REALIGNED_TILE.1), true)
     } else {
-        (square, square)
+        (square, square, false)
     }
 }
+
+/// Tile edges (rows, columns) of a realigned AVX-512 tile ([`tile_edges`]).
+const REALIGNED_TILE: (usize, usize) = (1024, 128);
 
 /// Rows of an AVX2 tile over two long sides ([`tile_edges`]).
 const AVX2_ROWS: usize = 64;
@@ -289,12 +307,17 @@ pub fn plan_any_size(
     };
     let rows_g = group(&rows, |d| d.2);
     let cols_g = group(&cols, |d| d.1);
-    let outer = by_out
+    let outer: Dims<(usize, isize, isize)> = by_out
         .iter()
         .filter(|k| !rows.contains(k) && !cols.contains(k))
         .map(|&k| dims[k])
         .collect();
-    let (tile_r, tile_c) = tile_edges(elem, rows_g.len(), cols_g.len());
+    let stream = numel * width >= stream_from;
+    // the output columns start off the cache lines somewhere (a tile's corner moves along the
+    // rows in whole lines)
+    let off_lines = stream
+        && (cols_g.strides.iter().any(|s| s % 64 != 0) || outer.iter().any(|o| o.1 % 64 != 0));
+    let (tile_r, tile_c, realign) = tile_edges(elem, rows_g.len(), cols_g.len(), off_lines);
     Some(PermuteCopy {
         elem,
         fold,
@@ -303,7 +326,8 @@ pub fn plan_any_size(
         outer,
         tile_r,
         tile_c,
-        stream: numel * width >= stream_from,
+        stream,
+        realign,
     })
 }
 

@@ -420,7 +420,7 @@ pub fn describe(plan: &TensorIterator) -> String {
             "walk: permuting copy; the output's fastest dims (sizes {:?}) form the rows, the \
              input's (sizes {:?}) the columns, dims of sizes {:?} run outside{}; tiles {} x {} \
              elements of {} bytes copied from input to output through register transposes \
-             (caches: L1 {} KiB, L2 {} KiB, L3 {} KiB); {}",
+             (caches: L1 {} KiB, L2 {} KiB, L3 {} KiB){}; {}",
             p.rows.sizes.as_slice(),
             p.cols.sizes.as_slice(),
             p.outer.iter().map(|o| o.0).collect::<Vec<_>>(),
@@ -438,6 +438,13 @@ pub fn describe(plan: &TensorIterator) -> String {
             sizes.l1d >> 10,
             sizes.l2 >> 10,
             sizes.l3 >> 10,
+            if p.realign {
+                "; the output's columns lie off the cache lines: tiles long down them, each \
+                 column's whole lines realigned in registers and streamed, its partial end \
+                 lines stored plainly"
+            } else {
+                ""
+            },
             super::stores::describe(p.stream, plan.numel())
         );
     }

@@ -88,6 +88,24 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         let s = src.get().wrapping_offset(off_in + (c0 * e) as isize) as *const u8;
         let d = dst.get().wrapping_offset(off_out + (r0 * e) as isize);
         let (rows, cols) = (&*rows, &*cols);
+        #[cfg(target_arch = "x86_64")]
+        if p.realign
+            && k == Kernel::Avx512x4
+            && nr >= 32
+            && lines.aligned_to >= 4
+            && (d as usize).is_multiple_of(4)
+        {
+            // SAFETY: as for the kernels below; the output columns are 4-byte aligned
+            // (checked here), as its strips ask; it fences nothing: the walk does after.
+            unsafe {
+                super::lines512::copy_tile_realigned(
+                    |r| s.wrapping_offset(rows[r]),
+                    |c| d.wrapping_offset(cols[c]),
+                    (nr, nc),
+                )
+            };
+            continue;
+        }
         let staged = p.stream
             && lines.stage
             && k != Kernel::Runs
@@ -434,13 +452,16 @@ mod tests {
         let mut buf = vec![T::from(0); numel + 64 / w];
         let skip = (buf.as_ptr() as usize).wrapping_neg() % 64 / w;
         let dst = &mut buf[skip..skip + numel];
-        for (tile, stream) in [
-            (None, false),
-            (Some((16, 8)), true),
-            (Some((32, 24)), false),
-            (Some((17, 15)), true),
-            (Some((1, 16)), false),
-            (Some((48, 40)), true),
+        // (tile edges, streamed, realigned: whole output lines built in registers)
+        for (tile, stream, realign) in [
+            (None, false, false),
+            (Some((16, 8)), true, false),
+            (Some((32, 24)), false, false),
+            (Some((17, 15)), true, false),
+            (Some((1, 16)), false, false),
+            (Some((48, 40)), true, false),
+            (Some((48, 40)), true, true),
+            (Some((33, 17)), true, true),
         ] {
             let Some(mut p) = plan_any_size(
                 shape,
@@ -454,6 +475,7 @@ mod tests {
             if let Some((r, c)) = tile {
                 (p.tile_r, p.tile_c) = (r, c);
             }
+            p.realign = realign;
             dst.fill(T::from(0));
             // split in two ranges, as two threads would run them
             let items = p.items();
