@@ -279,6 +279,13 @@ def layout_rows(s: Sizes) -> list[Row]:
             lambda: [_permuted_copy((side // 2, side * 2), (1, 0))],
             vs_copy=True,
         ),
+        # output rows of an odd length: its columns start at every offset within a line
+        Row(
+            "layout",
+            f"transpose {side + 1}x{side}",
+            lambda: [_permuted_copy((side + 1, side), (1, 0))],
+            vs_copy=True,
+        ),
         Row(
             "layout",
             f"copy {count(s.permute_elements)} (copy limit)",
