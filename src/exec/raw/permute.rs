@@ -91,12 +91,13 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         #[cfg(target_arch = "x86_64")]
         if p.realign
             && k == Kernel::Avx512x4
+            && lines.apart
             && nr >= 32
             && lines.aligned_to >= 4
             && (d as usize).is_multiple_of(4)
         {
-            // SAFETY: as for the kernels below; the output columns are 4-byte aligned
-            // (checked here), as its strips ask; it fences nothing: the walk does after.
+            // SAFETY: as for the kernels below (AVX-512F: `k`); the output columns are
+            // 4-byte aligned (checked here), as its strips ask; the walk fences after.
             unsafe {
                 super::lines512::copy_tile_realigned(
                     |r| s.wrapping_offset(rows[r]),

@@ -250,12 +250,20 @@ unsafe fn lines_avx512_4(
     // full output runs start at `dst + c·dc + 64k`
     let aligned = (dst as usize).is_multiple_of(64) && dc % 64 == 0;
     // output columns that are not line-aligned are streamed realigned in registers when
-    // they are at least two blocks long (`lines512::Store::Realigned`), else staged if their
-    // runs (a strip's 16 as one where they are adjacent) are long (`lines512::Store::Staged`)
+    // they are apart and at least two blocks long (`lines512::copy_tile_realigned`), else
+    // staged if their runs (a strip's 16 as one where they are adjacent: one run through the
+    // scratch, where realigned each column would end in partial lines) are long
+    // (`lines512::Store::Staged`)
     let adjacent = dc == 4 * nr as isize;
     let run = if adjacent { 64 * nr } else { 4 * nr };
     let mut scratch = Vec::new();
-    if stream && !aligned && nr >= 32 && (dst as usize).is_multiple_of(4) && dc % 4 == 0 {
+    if stream
+        && !aligned
+        && !adjacent
+        && nr >= 32
+        && (dst as usize).is_multiple_of(4)
+        && dc % 4 == 0
+    {
         // SAFETY: as below.
         unsafe {
             lines512::copy_tile_realigned(
