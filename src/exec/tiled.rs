@@ -304,7 +304,7 @@ fn choose_dyn(
         let out_bytes = numel * itemsize(0);
         let stream = out_bytes
             >= super::stores::transposing_copy_from(super::stores::threads_sharing(numel));
-        let off_lines = stream && stride(dim, 0) % 64 != 0;
+        let off_lines = off_lines(stream, itemsize(0), stride(dim, 0));
         let (edge0, edge1) = direct_edges(shape[0], shape[dim], itemsize(0), off_lines);
         return TileDecision::Tiled(Tiling {
             dim,
@@ -333,6 +333,13 @@ fn choose_dyn(
         stream: false,
         fold: false,
     })
+}
+
+/// Whether a direct copy's streamed float32 output has columns (`col_stride` bytes apart) off
+/// the cache lines: its tiles then run long down them ([`direct_edges`]), where each column's
+/// whole lines are realigned in registers (`raw::lines512::copy_tile_realigned`).
+fn off_lines(stream: bool, width: usize, col_stride: isize) -> bool {
+    stream && width == 4 && col_stride % 64 != 0
 }
 
 /// Granularity of direct tile edges (elements): 16 keeps every tile's output rows starting
@@ -489,12 +496,12 @@ pub fn describe(plan: &TensorIterator) -> String {
                         "; dim 0 is contiguous in both operands and short: each run along it is \
                          copied as one element"
                             .to_string()
-                    } else if t.stream && ops[0].stride_bytes[t.dim] % 64 != 0 {
+                    } else if off_lines(t.stream, ops[0].itemsize(), ops[0].stride_bytes[t.dim]) {
                         format!(
                             "; the output's columns lie {} bytes apart, off the cache lines: \
-                             tiles long down them, and (float32 with AVX-512) each column's \
-                             whole lines realigned in registers and streamed, its partial end \
-                             lines stored plainly",
+                             tiles long down them, and (with AVX-512) each column's whole \
+                             lines realigned in registers and streamed, its partial end lines \
+                             stored plainly",
                             ops[0].stride_bytes[t.dim]
                         )
                     } else {
