@@ -222,23 +222,27 @@ pub fn describe_flat(streamed: bool, numel: usize) -> String {
 
 /// Output bytes from which a transposing copy (the direct tiled walk, the permuting copy) on
 /// `threads` threads streams its stores. With a near L3: on one thread a quarter of it (input
-/// and output together take half of it, and it is shared with other cores), on more threads 3/8
-/// of it (input and output within 3/4 of it), and at least 4 L2s either way — a transposing
-/// copy writes each output line while many others are open, so the line a plain store reads is
-/// not prefetched as a contiguous copy's is. One core's streamed stores already take what
-/// memory gives, where plain stores into L3 gain with every core. On the 2-core Zen 4 at 2
-/// threads (float32, 32 MiB L3, one process alternating the two), NCHW -> NHWC / NHWC -> NCHW /
-/// NCHW -> nChw16c / nChw16c -> NCHW of (B, 64, 56, 56) ran at 47-56 GB/s streamed whatever B;
-/// plain: 51-93 / 64-120 / 70-127 / 75-135 for B = 12 (9.2 MiB out), 47-81 / 80-103 / 79-116 /
-/// 92-125 for B = 14 (10.7 MiB), 35-42 / 54-67 / 69-85 / 64-105 for B = 16 (12.25 MiB: the
-/// first lost, the others gained; 3/8 keeps it streamed), 19-25 / 30-41 / 45-67 / 44-64 for B =
-/// 20 (15.3 MiB). At 1 thread B = 16 ran 12 / 17 / 34 / 35 plain against 51 / 54 / 53 / 55
+/// and output together take half of it, and it is shared with other cores), on more threads
+/// half of it (input and output within it), and at least 4 L2s either way — a transposing copy
+/// writes each output line while many others are open, so the line a plain store reads is not
+/// prefetched as a contiguous copy's is. One core's streamed stores already take what memory
+/// gives, where plain stores into L3 gain with every core. On the 2-core Zen 4 at 2 threads
+/// (float32, 32 MiB L3, (B, 64, 56, 56)), streamed stores ran at what the host's memory gave
+/// at the time, 56 GB/s in busy hours and 100-108 in quiet ones, whatever B; plain stores
+/// from L3 at 80-135 for NCHW -> nChw16c, nChw16c -> NCHW and NHWC -> NCHW up to B = 20
+/// (15.3 MiB out), at 22-25 either way from B = 24 (18.4 MiB: input and output past the
+/// L3). NCHW -> NHWC, whose tiles read 64 channels at once, gained least: 92-96 plain against
+/// 56 streamed at B = 14, 50-54 against 56 at B = 16 in a busy hour, 94 against 106 in a
+/// quiet one. The bench's rows at B = 16 (12.25 MiB), one run each way twice: the blocked
+/// conversions 53-55 -> 86-90 GB/s (0.57-0.72x torch's plain stores -> 0.88-0.96x), NHWC ->
+/// NCHW 54-56 -> 57-69, NCHW -> NHWC 54-55 -> 36-56. (3/8 of the L3, the rule before, kept B =
+/// 16 streamed.) At 1 thread B = 16 ran 12 / 17 / 34 / 35 plain against 51 / 54 / 53 / 55
 /// streamed. With a far L3, the size of L2, and more than half an L2 per thread (input and
 /// output then take more than an L2 on each core: [`flat_output_streams`]'s rule).
 pub fn transposing_copy_from(threads: usize) -> usize {
     let sizes = cache::sizes();
     match last_level() {
-        LastLevel::Near if threads > 1 => (sizes.l3 / 8 * 3).max(4 * sizes.l2),
+        LastLevel::Near if threads > 1 => (sizes.l3 / 2).max(4 * sizes.l2),
         LastLevel::Near => (sizes.l3 / 4).max(4 * sizes.l2),
         LastLevel::Far => sizes.l2.max((sizes.l2 / 2).saturating_mul(threads) + 1),
     }
@@ -287,7 +291,7 @@ pub fn describe(streamed: bool, numel: usize) -> String {
     let from = transposing_copy_from(threads);
     let cache = match last_level() {
         LastLevel::Near => format!(
-            "near last-level cache: a quarter of it on 1 core, 3/8 on more, at least 4 L2s; on {}",
+            "near last-level cache: a quarter of it on 1 core, half on more, at least 4 L2s; on {}",
             cores_text(threads)
         ),
         LastLevel::Far => format!(
