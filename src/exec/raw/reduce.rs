@@ -1669,8 +1669,10 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
                 ),
                 None if columns && within_half_l3(elements * item as usize) => format!(
                     " (a float32 sum whose input fits half the last-level cache, {} KiB: whole \
-                     blocks {} columns at a time with their {LANES} lanes in registers)",
+                     blocks in panels of {} rows, {} columns at a time with their {LANES} lanes \
+                     in registers)",
                     half_l3 >> 10,
+                    add_lanes::block_panel_rows(geo.reduced[0].1),
                     add_lanes::COLUMN_GROUP
                 ),
                 None if columns => format!(
