@@ -220,28 +220,41 @@ pub fn describe_flat(streamed: bool, numel: usize) -> String {
     }
 }
 
+/// Input rows far apart that a transposing copy's tile reads at once, from which, on more
+/// than one thread, its stores stream from 3/8 of a near L3 rather than half of it
+/// ([`transposing_copy_from`]).
+pub const MANY_INPUT_ROWS: usize = 16;
+
 /// Output bytes from which a transposing copy (the direct tiled walk, the permuting copy) on
-/// `threads` threads streams its stores. With a near L3: on one thread a quarter of it (input
-/// and output together take half of it, and it is shared with other cores), on more threads
-/// half of it (input and output within it), and at least 4 L2s either way — a transposing copy
-/// writes each output line while many others are open, so the line a plain store reads is not
-/// prefetched as a contiguous copy's is. One core's streamed stores already take what memory
-/// gives, where plain stores into L3 gain with every core. On the 2-core Zen 4 at 2 threads
-/// (float32, 32 MiB L3, (B, 64, 56, 56)), streamed stores ran at what the host's memory gave
-/// at the time, 56 GB/s in busy hours and 100-108 in quiet ones, whatever B; plain stores
-/// from L3 at 80-135 for NCHW -> nChw16c, nChw16c -> NCHW and NHWC -> NCHW up to B = 20
-/// (15.3 MiB out), at 22-25 either way from B = 24 (18.4 MiB: input and output past the
-/// L3). NCHW -> NHWC, whose tiles read 64 channels at once, gained least: 92-96 plain against
-/// 56 streamed at B = 14, 50-54 against 56 at B = 16 in a busy hour, 94 against 106 in a
-/// quiet one. The bench's rows at B = 16 (12.25 MiB), one run each way twice: the blocked
-/// conversions 53-55 -> 86-90 GB/s (0.57-0.72x torch's plain stores -> 0.88-0.96x), NHWC ->
-/// NCHW 54-56 -> 57-69, NCHW -> NHWC 54-55 -> 36-56. (3/8 of the L3, the rule before, kept B =
-/// 16 streamed.) At 1 thread B = 16 ran 12 / 17 / 34 / 35 plain against 51 / 54 / 53 / 55
-/// streamed. With a far L3, the size of L2, and more than half an L2 per thread (input and
-/// output then take more than an L2 on each core: [`flat_output_streams`]'s rule).
-pub fn transposing_copy_from(threads: usize) -> usize {
+/// `threads` threads, whose tiles read `input_rows` input rows far apart at once (1 where
+/// they follow each other in memory), streams its stores. With a near L3: on one thread a
+/// quarter of it (input and output together take half of it, and it is shared with other
+/// cores), on more threads half of it (input and output within it), or 3/8 where the tiles
+/// read more than [`MANY_INPUT_ROWS`] rows apart (the permuting copy always counts so), and
+/// at least 4 L2s either way — a transposing copy writes each output line while many others
+/// are open, so the line a plain store reads is not prefetched as a contiguous copy's is. One
+/// core's streamed stores already take what memory gives, where plain stores into L3 gain
+/// with every core. On the 2-core Zen 4 at 2 threads (float32, 32 MiB L3, (B, 64, 56, 56)),
+/// streamed stores ran at what the host's memory gave at the time, 56 GB/s in busy hours and
+/// 100-108 in quiet ones, whatever B; plain stores from L3 at 66-135 for NCHW -> nChw16c
+/// (tiles of 16 input rows), nChw16c -> NCHW and NHWC -> NCHW (input rows that follow each
+/// other) up to B = 20 (15.3 MiB out), at 22-25 either way from B = 24 (18.4 MiB: input and
+/// output past the L3). NCHW -> NHWC, whose tiles read 64 channels 12.5 KB apart, gained
+/// nothing and lost in most runs: plain against streamed, the same process alternating, 45
+/// against 56 at B = 16 and 35 against 53 at B = 14 in a busy hour, 60 against 84 and 94
+/// against 106 at B = 16 in quieter ones (one run of plain ones 92-96 against 56 at B = 14).
+/// The bench's rows at B = 16 (12.25 MiB), one run each way twice: the blocked conversions
+/// 53-55 -> 86-90 GB/s (0.57-0.72x torch's plain stores -> 0.88-0.96x), NHWC -> NCHW 54-56
+/// -> 57-69. At 1 thread B = 16 ran 12 / 17 / 34 / 35 plain against 51 / 54 / 53 / 55
+/// streamed (NCHW -> NHWC / NHWC -> NCHW / the blocked ones). With a far L3, the size of L2,
+/// and more than half an L2 per thread (input and output then take more than an L2 on each
+/// core: [`flat_output_streams`]'s rule).
+pub fn transposing_copy_from(threads: usize, input_rows: usize) -> usize {
     let sizes = cache::sizes();
     match last_level() {
+        LastLevel::Near if threads > 1 && input_rows > MANY_INPUT_ROWS => {
+            (sizes.l3 / 8 * 3).max(4 * sizes.l2)
+        }
         LastLevel::Near if threads > 1 => (sizes.l3 / 2).max(4 * sizes.l2),
         LastLevel::Near => (sizes.l3 / 4).max(4 * sizes.l2),
         LastLevel::Far => sizes.l2.max((sizes.l2 / 2).saturating_mul(threads) + 1),
@@ -284,14 +297,24 @@ pub fn staged_run(adjacent: bool) -> usize {
     }
 }
 
-/// For `explain()`: whether a transposing copy of `numel` elements streams its stores
-/// (`streamed`), against the threshold ([`transposing_copy_from`]) its output was compared with.
-pub fn describe(streamed: bool, numel: usize) -> String {
+/// For `explain()`: whether a transposing copy of `numel` elements whose tiles read
+/// `input_rows` rows apart (`usize::MAX`: the permuting copy's) streams its stores
+/// (`streamed`), against the threshold ([`transposing_copy_from`]) its output was compared
+/// with.
+pub fn describe(streamed: bool, numel: usize, input_rows: usize) -> String {
     let threads = threads_sharing(numel);
-    let from = transposing_copy_from(threads);
+    let from = transposing_copy_from(threads, input_rows);
     let cache = match last_level() {
         LastLevel::Near => format!(
-            "near last-level cache: a quarter of it on 1 core, half on more, at least 4 L2s; on {}",
+            "near last-level cache: a quarter of it on 1 core, half on more (3/8 for tiles \
+             reading more than {MANY_INPUT_ROWS} input rows apart, {}), at least 4 L2s; on {}",
+            if input_rows == usize::MAX {
+                "as the permuting copy's count".to_string()
+            } else if input_rows > MANY_INPUT_ROWS {
+                format!("as these read {input_rows}")
+            } else {
+                "not these".to_string()
+            },
             cores_text(threads)
         ),
         LastLevel::Far => format!(
@@ -335,9 +358,11 @@ mod tests {
         let sizes = cache::sizes();
         match last_level() {
             LastLevel::Far => {
-                assert_eq!(transposing_copy_from(1), sizes.l2);
-                assert_eq!(transposing_copy_from(2), sizes.l2 + 1);
-                assert_eq!(transposing_copy_from(16), 8 * sizes.l2 + 1);
+                for rows in [1, 64] {
+                    assert_eq!(transposing_copy_from(1, rows), sizes.l2);
+                    assert_eq!(transposing_copy_from(2, rows), sizes.l2 + 1);
+                    assert_eq!(transposing_copy_from(16, rows), 8 * sizes.l2 + 1);
+                }
                 assert!(flat_output_streams(sizes.l2, 2 * sizes.l2, 1));
                 assert!(!flat_output_streams(sizes.l2 - 1, 2 * sizes.l2 - 2, 1));
                 // an add of 3 MiB per thread streams; of 768 KiB per thread it does not
@@ -345,9 +370,21 @@ mod tests {
                 assert!(!flat_output_streams(4 * sizes.l2, 12 * sizes.l2, 16));
             }
             LastLevel::Near => {
-                assert!(transposing_copy_from(1) >= 4 * sizes.l2);
-                assert!(transposing_copy_from(2) >= transposing_copy_from(1));
-                assert_eq!(transposing_copy_from(16), transposing_copy_from(2));
+                for rows in [1, MANY_INPUT_ROWS, MANY_INPUT_ROWS + 1] {
+                    assert!(transposing_copy_from(1, rows) >= 4 * sizes.l2);
+                    assert!(transposing_copy_from(2, rows) >= transposing_copy_from(1, rows));
+                    assert_eq!(
+                        transposing_copy_from(16, rows),
+                        transposing_copy_from(2, rows)
+                    );
+                }
+                // tiles of many input rows apart keep their output out of the L3 sooner
+                assert!(transposing_copy_from(2, 64) < transposing_copy_from(2, 16));
+                assert_eq!(
+                    transposing_copy_from(1, 64),
+                    transposing_copy_from(1, 1),
+                    "one thread: a quarter either way"
+                );
                 assert!(flat_output_streams(sizes.l3 / 2 + 1, sizes.l3 + 2, 1));
                 assert!(!flat_output_streams(sizes.l3 / 2, sizes.l3, 16));
             }

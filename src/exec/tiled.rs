@@ -87,6 +87,9 @@ pub struct Tiling {
     pub direct: bool,
     /// A direct walk writes whole output lines with non-temporal stores.
     pub stream: bool,
+    /// Input rows apart a direct walk's tile reads at once ([`direct_input_rows`]: what
+    /// `stream` was decided with); 0 for packed tiles.
+    pub input_rows: usize,
     /// A direct walk over a plan whose dim 0 is contiguous in both operands and short (at
     /// most [`MAX_FOLD_BYTES`]): each run along dim 0 is copied as one element, and the tiles
     /// span dims 1 and `dim` (a permutation that keeps the last dims in place, e.g. (2,1,0,3)).
@@ -199,7 +202,11 @@ pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
         |d| stride(d, 0),
         |d| stride(d, 1),
         width,
-        super::stores::transposing_copy_from(super::stores::threads_sharing(plan.numel())),
+        // its tiles read many input rows apart (stores were not measured otherwise)
+        super::stores::transposing_copy_from(
+            super::stores::threads_sharing(plan.numel()),
+            usize::MAX,
+        ),
     )?;
     if !(p.elem == 4 || p.elem == 8 || (12..=MAX_RUN_BYTES).contains(&p.elem)) {
         return None;
@@ -302,8 +309,9 @@ fn choose_dyn(
     let direct = direct && operand == 1 && stride(0, 0) == itemsize(0) as isize;
     if direct {
         let out_bytes = numel * itemsize(0);
+        let rows = direct_input_rows(shape[0], shape[dim], stride(0, 1), itemsize(1));
         let stream = out_bytes
-            >= super::stores::transposing_copy_from(super::stores::threads_sharing(numel));
+            >= super::stores::transposing_copy_from(super::stores::threads_sharing(numel), rows);
         let off_lines = off_lines(stream, itemsize(0), stride(dim, 0));
         let (edge0, edge1) = direct_edges(shape[0], shape[dim], itemsize(0), off_lines);
         return TileDecision::Tiled(Tiling {
@@ -313,6 +321,7 @@ fn choose_dyn(
             edge1,
             direct,
             stream,
+            input_rows: rows,
             fold: false,
         });
     }
@@ -331,6 +340,7 @@ fn choose_dyn(
         edge1,
         direct: false,
         stream: false,
+        input_rows: 0,
         fold: false,
     })
 }
@@ -385,6 +395,20 @@ pub fn direct_edges(n0: usize, n1: usize, width: usize, off_lines: bool) -> (usi
         }
     } else {
         (square, square)
+    }
+}
+
+/// Input rows apart that a direct walk's tile reads at once, for the stores' threshold
+/// ([`super::stores::transposing_copy_from`]): 1 where the tile takes the input's rows whole
+/// and they follow each other in memory (NHWC -> NCHW's rows of C), else the tile's rows
+/// (NCHW -> NHWC's 64 channels, each read 1024 elements at a time). `n0`, `n1`: the sizes of
+/// dim 0 and of the input's fastest dim; `s0`: the input's byte stride along dim 0.
+pub fn direct_input_rows(n0: usize, n1: usize, s0: isize, width: usize) -> usize {
+    let (edge0, edge1) = direct_edges(n0, n1, width, false);
+    if edge1 == n1 && s0.unsigned_abs() == n1 * width {
+        1
+    } else {
+        edge0
     }
 }
 
@@ -452,7 +476,7 @@ pub fn describe(plan: &TensorIterator) -> String {
             } else {
                 ""
             },
-            super::stores::describe(p.stream, plan.numel())
+            super::stores::describe(p.stream, plan.numel(), usize::MAX)
         );
     }
     match decide(plan) {
@@ -507,7 +531,7 @@ pub fn describe(plan: &TensorIterator) -> String {
                     } else {
                         String::new()
                     },
-                    super::stores::describe(t.stream, plan.numel())
+                    super::stores::describe(t.stream, plan.numel(), t.input_rows)
                 );
             }
             let packed: Vec<usize> = (0..ops.len())
@@ -546,6 +570,20 @@ pub fn describe(plan: &TensorIterator) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn direct_tiles_count_the_input_rows_they_read_apart() {
+        // NHWC -> NCHW of (16, 56, 56, 64) float32: rows of 64 channels, taken whole, one
+        // after another
+        assert_eq!(direct_input_rows(3136, 64, 256, 4), 1);
+        // NCHW -> NHWC: 64 channels 12544 bytes apart, each read in part
+        assert_eq!(direct_input_rows(64, 3136, 12544, 4), 64);
+        // NCHW -> nChw16c: 16 channels at a time
+        assert_eq!(direct_input_rows(16, 3136, 12544, 4), 16);
+        // a 2-D transpose of 4096² float32: its tiles' rows
+        let (edge0, _) = direct_edges(4096, 4096, 4, false);
+        assert_eq!(direct_input_rows(4096, 4096, 16384, 4), edge0);
+    }
     use crate::{Array, DType, MemoryFormat, Scalar, TensorIteratorConfig};
     use proptest::prelude::*;
 

@@ -390,7 +390,7 @@ mod tests {
             threads in 1usize..5,
         ) {
             let numel: usize = shape.iter().product();
-            let tiling = Tiling { dim: 1 + dim_pick % (shape.len() - 1), operand: 1, edge0, edge1, direct: false, stream: false, fold: false };
+            let tiling = Tiling { dim: 1 + dim_pick % (shape.len() - 1), operand: 1, edge0, edge1, direct: false, stream: false, input_rows: 0, fold: false };
             let base = 1usize << 20;
             let bases: Vec<*mut u8> = (0..ops.len())
                 .map(|k| std::ptr::null_mut::<u8>().wrapping_add(base * (k + 1)))
@@ -539,6 +539,7 @@ mod tests {
             edge1: *edge1,
             direct: false,
             stream: false,
+            input_rows: 0,
             fold: false,
         };
         let mut ops: Vec<Operand<T>> = layouts
@@ -634,6 +635,7 @@ mod tests {
                     edge1: 8,
                     direct: true,
                     stream: true,
+                    input_rows: edge0,
                     fold: false,
                 };
                 let out = std::ptr::null_mut::<u8>().wrapping_add((1 << 20) + 4 * offset);
