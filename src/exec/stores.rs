@@ -225,6 +225,10 @@ pub fn describe_flat(streamed: bool, numel: usize) -> String {
 /// ([`transposing_copy_from`]).
 pub const MANY_INPUT_ROWS: usize = 16;
 
+/// The input rows the permuting copy counts as ([`transposing_copy_from`]): always more than
+/// [`MANY_INPUT_ROWS`] (its stores were not measured otherwise).
+pub const PERMUTING_COPY_ROWS: usize = usize::MAX;
+
 /// Output bytes from which a transposing copy (the direct tiled walk, the permuting copy) on
 /// `threads` threads, whose tiles read `input_rows` input rows far apart at once (1 where
 /// they follow each other in memory), streams its stores. With a near L3: on one thread a
@@ -298,7 +302,7 @@ pub fn staged_run(adjacent: bool) -> usize {
 }
 
 /// For `explain()`: whether a transposing copy of `numel` elements whose tiles read
-/// `input_rows` rows apart (`usize::MAX`: the permuting copy's) streams its stores
+/// `input_rows` rows apart ([`PERMUTING_COPY_ROWS`] for the permuting copy) streams its stores
 /// (`streamed`), against the threshold ([`transposing_copy_from`]) its output was compared
 /// with.
 pub fn describe(streamed: bool, numel: usize, input_rows: usize) -> String {
@@ -308,7 +312,7 @@ pub fn describe(streamed: bool, numel: usize, input_rows: usize) -> String {
         LastLevel::Near => format!(
             "near last-level cache: a quarter of it on 1 core, half on more (3/8 for tiles \
              reading more than {MANY_INPUT_ROWS} input rows apart, {}), at least 4 L2s; on {}",
-            if input_rows == usize::MAX {
+            if input_rows == PERMUTING_COPY_ROWS {
                 "as the permuting copy's count".to_string()
             } else if input_rows > MANY_INPUT_ROWS {
                 format!("as these read {input_rows}")

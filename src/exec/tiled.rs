@@ -202,10 +202,9 @@ pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
         |d| stride(d, 0),
         |d| stride(d, 1),
         width,
-        // its tiles read many input rows apart (stores were not measured otherwise)
         super::stores::transposing_copy_from(
             super::stores::threads_sharing(plan.numel()),
-            usize::MAX,
+            super::stores::PERMUTING_COPY_ROWS,
         ),
     )?;
     if !(p.elem == 4 || p.elem == 8 || (12..=MAX_RUN_BYTES).contains(&p.elem)) {
@@ -476,7 +475,7 @@ pub fn describe(plan: &TensorIterator) -> String {
             } else {
                 ""
             },
-            super::stores::describe(p.stream, plan.numel(), usize::MAX)
+            super::stores::describe(p.stream, plan.numel(), super::stores::PERMUTING_COPY_ROWS)
         );
     }
     match decide(plan) {
