@@ -651,27 +651,19 @@ unsafe fn float_sum_blocks<R: Reducer>(
 }
 
 /// Whether the inner path's units are rows for [`add_rows`]: a plain float sum (`sum`) of one
-/// contiguous run of at most a block per output, on a CPU with AVX2; from memory (an input of
-/// `bytes` beyond half of L3) only rows shorter than [`SHORT_FROM_MEMORY`].
+/// contiguous run of at most a block per output, on a CPU with AVX2.
 ///
 /// Measured on the 2-core Zen 4 (1 thread, float32, old and new builds alternating): rows of
 /// 64 from memory 6.2 -> 21 GB/s, of 200 11 -> 14, a 1 MB array of rows of 64 (in L2) 172 ->
-/// 46 us, of 256 in L2 57 -> 26 us; but from memory rows of 256 and 512 lost a sixth to a
-/// quarter (20.7 -> 16, 31.6 -> 27.7: the one-row loop keeps more of memory busy, not
-/// understood yet), rows of 1000 to 1024 were even, and rows of 2 to 16 blocks (tried: their
-/// blocks 16 a call, each row's then through its counter) were no faster than four units
-/// side by side (4096² 30 vs 34 GB/s), so they stay there.
-fn short_rows(sum: PlainSum, reduced: &[(usize, isize)], item: isize, bytes: usize) -> bool {
+/// 46 us, of 256 in L2 57 -> 26 us. Rows of 256 to 1024 from memory first lost here to four
+/// units side by side, until [`add_rows`] summed each row in turn (64 MiB, 1 thread: rows of
+/// 256 at 19.8 GB/s four side by side, 31.9 here; of 1024 26.0 and 36.8). Rows of 2 to 16
+/// blocks (tried: their blocks 16 a call, each row's then through its counter) were no faster
+/// than four units side by side (4096² 30 vs 34 GB/s), so they stay there.
+fn short_rows(sum: PlainSum, reduced: &[(usize, isize)], item: isize) -> bool {
     let (len, stride) = reduced[0];
-    sum != PlainSum::No
-        && reduced.len() == 1
-        && stride == item
-        && len <= BLOCK
-        && (len < SHORT_FROM_MEMORY || within_half_l3(bytes))
+    sum != PlainSum::No && reduced.len() == 1 && stride == item && len <= BLOCK
 }
-
-/// Rows (elements) from which an input in memory keeps the one-row loop ([`short_rows`]).
-const SHORT_FROM_MEMORY: usize = 256;
 
 /// The block sums (lanes and their tree, as [`feed`] and [`lane_tree`] give them) of
 /// [`ROWS`] runs of `len` elements (1 to `BLOCK`) at `rows` through [`add_rows`]. Where the
@@ -711,33 +703,20 @@ unsafe fn row_sums_explicit<R: Reducer>(
     let identity = &identity as &dyn Any;
     #[cfg(target_arch = "x86_64")]
     {
-        let avx512 = crate::exec::cpu::avx512();
         match sum {
             PlainSum::F32 => {
                 let &id = identity.downcast_ref::<f32>()?;
                 let rows = rows.map(|p| p as *const f32);
                 // SAFETY: the caller's guarantee for the rows; `In` is `f32` and the CPU has
-                // AVX2 (`PlainSum::of`), and AVX-512F when `avx512`.
-                let all: [f32; ROWS] = unsafe {
-                    if avx512 {
-                        add_rows::f32_rows_avx512(&rows, len, id)
-                    } else {
-                        add_rows::f32_rows(&rows, len, id)
-                    }
-                };
+                // AVX2 (`PlainSum::of`).
+                let all: [f32; ROWS] = unsafe { add_rows::f32_rows(&rows, len, id) };
                 return (&all as &dyn Any).downcast_ref::<[R::Acc; ROWS]>().copied();
             }
             PlainSum::F64 => {
                 let &id = identity.downcast_ref::<f64>()?;
                 let rows = rows.map(|p| p as *const f64);
                 // SAFETY: as above, with `In` being `f64`.
-                let all: [f64; ROWS] = unsafe {
-                    if avx512 {
-                        add_rows::f64_rows_avx512(&rows, len, id)
-                    } else {
-                        add_rows::f64_rows(&rows, len, id)
-                    }
-                };
+                let all: [f64; ROWS] = unsafe { add_rows::f64_rows(&rows, len, id) };
                 return (&all as &dyn Any).downcast_ref::<[R::Acc; ROWS]>().copied();
             }
             PlainSum::No => {}
@@ -1616,20 +1595,11 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
                      reduced elements ({outputs} output(s) x {nchunks} chunk(s)), read as runs \
                      along the reduced dims (fastest first, sizes {:?}) into the {LANES} lanes{}",
                     geo.reduced.iter().map(|r| r.0).collect::<Vec<_>>(),
-                    if float
-                        && wide()
-                        && short_rows(
-                            PlainSum::F32,
-                            &geo.reduced,
-                            item,
-                            outputs * n * item as usize
-                        )
-                    {
+                    if float && wide() && short_rows(PlainSum::F32, &geo.reduced, item) {
                         format!(
-                            "; a sum (float32, float64) of rows this short (at most a block; \
-                             from memory, under {SHORT_FROM_MEMORY}) takes {ROWS} rows at a \
-                             time, each row's lanes in vector registers, the lane tree done \
-                             across the rows (the same additions)"
+                            "; a sum (float32, float64) of rows this short (at most a block) \
+                             takes {ROWS} rows a call, each row in turn: its lanes in vector \
+                             registers, then their lane tree (the same additions)"
                         )
                     } else if float && stride == item {
                         format!(
@@ -1828,7 +1798,7 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
                 let acc = unsafe { reduce_range(r, reduced, base, n0, n1, side_by_side) };
                 emit(id, c, &|| o, acc);
             };
-            if short_rows(sum, reduced, item, input_bytes) {
+            if short_rows(sum, reduced, item) {
                 // rows of at most a block, [`ROWS`] a call: each row's block sum plus the
                 // identity, as `finish_range` ends a single block (its counter folds to it)
                 let len = reduced[0].0;
@@ -2051,7 +2021,7 @@ mod tests {
         }
     }
 
-    /// Sixteen short rows at a time (every kernel the CPU has: AVX2, AVX-512) give each row
+    /// Sixteen short rows at a time (the AVX2 kernels, where the CPU has them) give each row
     /// [`reduce_range`]'s bits, for lengths around the lane groups and up to a block, with
     /// signed zeros, infinities and NaNs among the values. (A NaN's sign and payload are not
     /// compared: where two NaNs meet in an addition, which one comes out depends on the
@@ -2125,10 +2095,6 @@ mod tests {
             if crate::exec::cpu::avx2() {
                 k32.push(("avx2", add_rows::f32_rows));
                 k64.push(("avx2", add_rows::f64_rows));
-            }
-            if crate::exec::cpu::avx512() {
-                k32.push(("avx512", add_rows::f32_rows_avx512));
-                k64.push(("avx512", add_rows::f64_rows_avx512));
             }
         }
         check(&xs, &k32);
