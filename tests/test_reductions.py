@@ -379,13 +379,15 @@ def test_channels_last_sums_over_hw_in_panels_match_torch(shape, dtype):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-@pytest.mark.parametrize("cols", [1, 7, 16, 33, 64, 100, 1023, 1024])
+@pytest.mark.parametrize("cols", [1, 7, 16, 33, 64, 100, 1023, 1024, 2048, 3072, 5000, 16384])
 def test_short_rows_summed_sixteen_at_a_time_match_torch(cols, dtype):
-    """Rows of at most a block summed along them go 16 to a call, the lane tree across the
-    rows: shape, strides and dtype as torch's, values within a tolerance, infinities and
+    """Rows of at most a block (1024 elements) or of 2 to 16 whole blocks summed along them go
+    16 blocks to a call, each row's blocks then through its counter (rows of 5000 take another
+    path): shape, strides and dtype as torch's, values within a tolerance, infinities and
     signed zeros kept; the kept dims in any layout (transposed, a stepped slice, keepdim), and
-    each row's bits the same as in a contiguous copy and at 1 or 2 threads (the last call of a
-    piece of work repeats a row)."""
+    each row's bits the same as in a contiguous copy, as along a strided run (the generic
+    loop's lanes and counter) and at 1 or 2 threads (the last call of a piece of work repeats
+    a row's blocks)."""
     g = torch.Generator().manual_seed(cols)
     t = torch.randn(3, 37, cols, generator=g, dtype=dtype)
     t[0, 5, 0] = float("inf")
@@ -399,6 +401,9 @@ def test_short_rows_summed_sixteen_at_a_time_match_torch(cols, dtype):
         mean = fi.mean(a, -1)
         np.testing.assert_allclose(mean.numpy(), torch.mean(view, -1).numpy(), rtol=1e-5, atol=1e-6)
         want = fi.sum(a.contiguous(), -1).numpy().tobytes()
+        spaced = torch.zeros(*view.shape[:-1], 2 * cols, dtype=dtype)[..., ::2]
+        spaced.copy_(view)
+        assert fi.sum(share(spaced), -1).numpy().tobytes() == want
         old = fi.get_num_threads()
         try:
             for threads in [1, 2]:

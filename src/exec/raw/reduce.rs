@@ -650,19 +650,23 @@ unsafe fn float_sum_blocks<R: Reducer>(
     }
 }
 
-/// Whether the inner path's units are rows for [`add_rows`]: a plain float sum (`sum`) of one
-/// contiguous run of at most a block per output, on a CPU with AVX2.
+/// The blocks per row when the inner path's units are rows for [`add_rows`]: a plain float
+/// sum (`sum`) of one contiguous run per output, at most a block long (1) or 2 to [`ROWS`]
+/// whole blocks (a row of 4096 float32: 4), on a CPU with AVX2; `None` otherwise.
 ///
 /// Measured on the 2-core Zen 4 (1 thread, float32, old and new builds alternating): rows of
 /// 64 from memory 6.2 -> 21 GB/s, of 200 11 -> 14, a 1 MB array of rows of 64 (in L2) 172 ->
 /// 46 us, of 256 in L2 57 -> 26 us. Rows of 256 to 1024 from memory first lost here to four
-/// units side by side, until [`add_rows`] summed each row in turn (64 MiB, 1 thread: rows of
-/// 256 at 19.8 GB/s four side by side, 31.9 here; of 1024 26.0 and 36.8). Rows of 2 to 16
-/// blocks (tried: their blocks 16 a call, each row's then through its counter) were no faster
-/// than four units side by side (4096² 30 vs 34 GB/s), so they stay there.
-fn short_rows(sum: PlainSum, reduced: &[(usize, isize)], item: isize) -> bool {
+/// units side by side, and so did rows of whole blocks (4096² 30 vs 34 GB/s), until
+/// [`add_rows`] summed each row in turn (64 MiB, 1 thread, four side by side vs here: rows of
+/// 256 19.8 vs 31.9 GB/s, of 1024 26.0 vs 36.8, of 2048 30.1 vs 35.8, of 4096 26.5 vs 30.0 and
+/// 33.8 vs 36.2; bits unchanged). Interleaving four rows in the kernel (8 chains of additions
+/// instead of 2) lost from memory (rows of 256: 33.6 -> 10.9 GB/s) and gained nothing in cache.
+fn row_blocks(sum: PlainSum, reduced: &[(usize, isize)], item: isize) -> Option<usize> {
     let (len, stride) = reduced[0];
-    sum != PlainSum::No && reduced.len() == 1 && stride == item && len <= BLOCK
+    let blocks = len.div_ceil(BLOCK);
+    let fits = len <= BLOCK || (len.is_multiple_of(BLOCK) && blocks <= ROWS);
+    (sum != PlainSum::No && reduced.len() == 1 && stride == item && fits).then_some(blocks)
 }
 
 /// The block sums (lanes and their tree, as [`feed`] and [`lane_tree`] give them) of
@@ -1595,11 +1599,19 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
                      reduced elements ({outputs} output(s) x {nchunks} chunk(s)), read as runs \
                      along the reduced dims (fastest first, sizes {:?}) into the {LANES} lanes{}",
                     geo.reduced.iter().map(|r| r.0).collect::<Vec<_>>(),
-                    if float && wide() && short_rows(PlainSum::F32, &geo.reduced, item) {
+                    if let Some(blocks) =
+                        row_blocks(PlainSum::F32, &geo.reduced, item).filter(|_| float && wide())
+                    {
                         format!(
-                            "; a sum (float32, float64) of rows this short (at most a block) \
-                             takes {ROWS} rows a call, each row in turn: its lanes in vector \
-                             registers, then their lane tree (the same additions)"
+                            "; a sum (float32, float64) of rows {} takes {ROWS} blocks a \
+                             call, each in turn: its lanes in vector registers, then their \
+                             lane tree (the same additions), each row's blocks then through \
+                             its counter",
+                            if blocks == 1 {
+                                "this short (at most a block)".to_string()
+                            } else {
+                                format!("of {blocks} whole blocks")
+                            }
                         )
                     } else if float && stride == item {
                         format!(
@@ -1798,9 +1810,12 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
                 let acc = unsafe { reduce_range(r, reduced, base, n0, n1, side_by_side) };
                 emit(id, c, &|| o, acc);
             };
-            if short_rows(sum, reduced, item) {
+            let per_row = row_blocks(sum, reduced, item);
+            if per_row == Some(1) {
                 // rows of at most a block, [`ROWS`] a call: each row's block sum plus the
-                // identity, as `finish_range` ends a single block (its counter folds to it)
+                // identity, as `finish_range` ends a single block (its counter folds to it).
+                // (Apart from the rows of whole blocks below: the same loop for both lost a
+                // twentieth of the speed of rows of 64.)
                 let len = reduced[0].0;
                 run_pieces(units, tasks, tasks * PIECES_PER_TASK, |b, e| {
                     let mut walk = KeptWalk::new(&others, b);
@@ -1818,6 +1833,41 @@ pub(crate) fn reduce<R: Reducer, O: Copy>(
                         let sums = unsafe { row_sums(r, sum, &rows, len) };
                         for k in 0..m {
                             let acc = r.combine(sums[k], r.identity());
+                            emit(u + k, 0, &|| at[k].1, acc);
+                        }
+                        u += m;
+                    }
+                })?;
+                return Ok(());
+            }
+            if let Some(per_row) = per_row {
+                // rows of 2 to 16 whole blocks, [`ROWS`] blocks a call: each row's block sums
+                // through its counter, folded, plus the identity, as `finish_range` ends a row
+                let block_bytes = (BLOCK * item as usize) as isize;
+                let rows_per_call = ROWS / per_row;
+                run_pieces(units, tasks, tasks * PIECES_PER_TASK, |b, e| {
+                    let mut walk = KeptWalk::new(&others, b);
+                    let mut u = b;
+                    while u < e {
+                        let m = (e - u).min(rows_per_call);
+                        let mut at = [(0isize, 0isize); ROWS];
+                        walk.fill(&mut at[..m]);
+                        // slot k: row k / per_row's block k % per_row; the slots past the last
+                        // row's blocks repeat its blocks (results not kept)
+                        let offsets: [isize; ROWS] = std::array::from_fn(|k| {
+                            let (row, j) = ((k / per_row).min(m - 1), k % per_row);
+                            at[row].0 + j as isize * block_bytes
+                        });
+                        let blocks = offsets.map(|i| in_base.get().wrapping_offset(i) as *const u8);
+                        // SAFETY: the plan's guarantee: each unit's kept index and its reduced
+                        // run (one contiguous dim of `per_row` whole blocks) address input
+                        // elements.
+                        let sums = unsafe { row_sums(r, sum, &blocks, BLOCK) };
+                        for (k, row) in sums.chunks_exact(per_row).take(m).enumerate() {
+                            let mut counter: Counter<R::Acc, BLOCK_DEPTH> =
+                                Counter::new(r.identity());
+                            row.iter().for_each(|&s| counter.push(r, s));
+                            let acc = r.combine(counter.fold(r), r.identity());
                             emit(u + k, 0, &|| at[k].1, acc);
                         }
                         u += m;
