@@ -1649,6 +1649,18 @@ pub(crate) fn describe(plan: &TensorIterator, threads: usize, grain: usize) -> D
                     " (a sum: in panels of {p} rows, a register of columns at a time with its \
                      {LANES} lanes in registers)"
                 ),
+                None if columns
+                    && within_half_l3(elements * item as usize)
+                    && split.tile == 2 * add_lanes::COLUMN_GROUP =>
+                {
+                    format!(
+                        " (a float32 sum whose input fits half the last-level cache, {} KiB: \
+                         whole blocks with both {} column groups' {LANES} lanes in registers, \
+                         each row read once)",
+                        half_l3 >> 10,
+                        add_lanes::COLUMN_GROUP
+                    )
+                }
                 None if columns && within_half_l3(elements * item as usize) => format!(
                     " (a float32 sum whose input fits half the last-level cache, {} KiB: whole \
                      blocks in panels of {} rows, {} columns at a time with their {LANES} lanes \
