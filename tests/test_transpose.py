@@ -131,6 +131,30 @@ def test_streamed_transpose_into_columns_off_the_lines() -> None:
         check_permuted((4097, 1031), (1, 0), torch.float32, threads, grain)
 
 
+@pytest.mark.parametrize("head", [16, 32, 48, 64, 128])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["float32", "float16"])
+def test_attention_heads_swapped(head, dtype) -> None:
+    """(B, S, H, D) by (0, 2, 1, 3), as attention swaps its sequence and head dims: the kept
+    last dim is a run of 32 to 512 bytes, copied along the input's rows from 64 bytes, the
+    whole lines of runs that hold two of them streamed (exec/raw/permute.rs); outputs of
+    about 18 MB (float32) stream on the machines measured. The output on a cache line
+    (`contiguous()`), then 16 bytes past one (`copy_` into a view), where each run's lines
+    straddle two and its ends are stored plainly; chunks of a tiny grain cut the runs."""
+    shape = (2, 18_000_000 // (2 * 8 * head * 4), 8, head)
+    t = distinct_values(shape, dtype)
+    want = t.permute(0, 2, 1, 3).contiguous()
+    past = 16 // t.element_size()
+    for threads, grain in PARALLELISM:
+        check_permuted(shape, (0, 2, 1, 3), dtype, threads, grain)
+        memory = torch.zeros(want.numel() + 64, dtype=dtype)
+        skip = (-memory.data_ptr() % 64) // t.element_size() + past
+        out_t = memory[skip : skip + want.numel()].view(want.shape)
+        with parallelism(threads, grain):
+            share(out_t).copy_(share(t).permute(0, 2, 1, 3))
+        assert out_t.data_ptr() % 64 == 16
+        assert torch.equal(out_t, want)
+
+
 def test_broadcast_input_permuted() -> None:
     """An expanded (stride-0) dim of the input inside the permuted copy."""
     t = distinct_values((37, 1, 45), torch.float32).expand(37, 29, 45)

@@ -168,8 +168,22 @@ fn order_kept(plan: &TensorIterator) -> Option<&'static str> {
 }
 
 /// Longest run of a dim contiguous in both operands that a permuting copy moves as one element:
-/// longer runs are copied at full speed by torch's walk already (each a `memcpy` of whole lines).
+/// longer runs are copied at full speed by torch's walk already (each a `memcpy` of whole lines)
+/// — unless they are whole lines, shorter than the rows torch's walk streams, and the copy
+/// streams ([`streams_whole_line_runs`]).
 pub const MAX_RUN_BYTES: usize = 256;
+
+/// Whether a permuting copy streaming its stores takes runs of `elem` bytes longer than
+/// [`MAX_RUN_BYTES`]: whole lines (so that each run is streamed whole where the output is
+/// line-aligned) shorter than the rows torch's walk streams
+/// ([`super::stores::MIN_STREAMED_ROW`]). Along the input's rows and streamed (`raw::permute`),
+/// on the 2-core Zen 4, 1 thread, 32 MiB float32 `(B, S, H, D)` by `(0, 2, 1, 3)` or
+/// `(2, 0, 1, 3)`: D = 128 and 256 (runs of 512 and 1024 bytes) 23 -> 50-53 GB/s into
+/// line-aligned outputs, 22 -> 38-51 into outputs 16 bytes past a line. Runs that are not
+/// whole lines gained less or lost (1588 bytes 22 -> 22-30, 520 bytes 20 -> 16-18).
+fn streams_whole_line_runs(elem: usize, stream: bool) -> bool {
+    stream && elem.is_multiple_of(64) && elem < super::stores::MIN_STREAMED_ROW
+}
 
 /// The shortest fastest dim (of the output and of the input, elements) from which the
 /// direct tiled walk is left to copy a permutation: its tiles of whole single dims already
@@ -185,7 +199,8 @@ const DIRECT_WALK_MIN_DIM: usize = 16;
 const DIRECT_WALK_LONG_DIM: usize = 256;
 
 /// The permuting copy ([`super::permute`]) of a plan, when it is one: a same-dtype copy of
-/// elements of 4 or 8 bytes (or runs of at least 12 bytes of a dim contiguous in both),
+/// elements of 4 or 8 bytes (or runs of a dim contiguous in both, of 12 to [`MAX_RUN_BYTES`]
+/// bytes, or of whole lines where [`streams_whole_line_runs`]),
 /// large enough, whose order may change, with output and input each contiguous along its
 /// fastest dim and those dims different, and one of them shorter than
 /// [`DIRECT_WALK_MIN_DIM`] or both shorter than [`DIRECT_WALK_LONG_DIM`] unless a run is
@@ -207,7 +222,11 @@ pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
             super::stores::PERMUTING_COPY_ROWS,
         ),
     )?;
-    if !(p.elem == 4 || p.elem == 8 || (12..=MAX_RUN_BYTES).contains(&p.elem)) {
+    if !(p.elem == 4
+        || p.elem == 8
+        || (12..=MAX_RUN_BYTES).contains(&p.elem)
+        || streams_whole_line_runs(p.elem, p.stream))
+    {
         return None;
     }
     let (row, col) = (p.rows.sizes[0], p.cols.sizes[0]);
@@ -442,6 +461,33 @@ fn rows_prefetched(plan: &TensorIterator) -> String {
     text
 }
 
+/// For `explain()`: how a permuting copy's tiles are copied ([`super::permute::TileKernel`]).
+fn describe_tile_kernel(p: &PermuteCopy) -> String {
+    use super::permute::{TileKernel, RUNS_ALONG_INPUT_ROWS_FROM, STREAMED_RUN_LINES};
+    let kernel = TileKernel::for_elem(p.elem);
+    if kernel != TileKernel::Runs {
+        "through register transposes".to_string()
+    } else if kernel.runs_along_input_rows(p.elem) {
+        format!(
+            "run by run along the input's rows, each read in order (runs of at least \
+             {RUNS_ALONG_INPUT_ROWS_FROM} bytes){}",
+            if p.stream {
+                format!(
+                    ", the whole lines of runs that hold at least {STREAMED_RUN_LINES} of \
+                     them streamed"
+                )
+            } else {
+                String::new()
+            }
+        )
+    } else {
+        format!(
+            "run by run down the output's columns (runs shorter than \
+             {RUNS_ALONG_INPUT_ROWS_FROM} bytes)"
+        )
+    }
+}
+
 /// One line for `explain()`: the walk the executor takes, with its numbers.
 pub fn describe(plan: &TensorIterator) -> String {
     if let Some(p) = permute_copy(plan) {
@@ -449,8 +495,8 @@ pub fn describe(plan: &TensorIterator) -> String {
         return format!(
             "walk: permuting copy; the output's fastest dims (sizes {:?}) form the rows, the \
              input's (sizes {:?}) the columns, dims of sizes {:?} run outside{}; tiles {} x {} \
-             elements of {} bytes copied from input to output through register transposes \
-             (caches: L1 {} KiB, L2 {} KiB, L3 {} KiB){}; {}",
+             elements of {} bytes copied from input to output {} (caches: L1 {} KiB, L2 {} \
+             KiB, L3 {} KiB){}; {}",
             p.rows.sizes.as_slice(),
             p.cols.sizes.as_slice(),
             p.outer.iter().map(|o| o.0).collect::<Vec<_>>(),
@@ -465,6 +511,7 @@ pub fn describe(plan: &TensorIterator) -> String {
             p.tile_r,
             p.tile_c,
             p.elem,
+            describe_tile_kernel(&p),
             sizes.l1d >> 10,
             sizes.l2 >> 10,
             sizes.l3 >> 10,

@@ -236,6 +236,7 @@ def layout_rows(s: Sizes) -> list[Row]:
     nchw, nhwc = (0, 2, 3, 1), (0, 3, 1, 2)
     side = s.square
     perms = random_permutations(s.permute_elements, s.permute_cases)
+    heads = (max(1, s.permute_elements // (512 * 8 * 64)), 512, 8, 64)
 
     def flat_copy() -> list[Case]:
         return [_permuted_copy((size, 1), (0, 1))]
@@ -298,6 +299,13 @@ def layout_rows(s: Sizes) -> list[Row]:
             # one case at a time: each is freed before the next is made
             lambda: (_permuted_copy(shape, perm) for shape, perm in perms),
             summary="median_worst",
+            vs_copy=True,
+        ),
+        # attention's (B, S, H, D) -> (B, H, S, D): a kept last dim, runs of 256 bytes
+        Row(
+            "layout",
+            f"heads swapped {heads}, (0, 2, 1, 3)",
+            lambda: [_permuted_copy(heads, (0, 2, 1, 3))],
             vs_copy=True,
         ),
     ]

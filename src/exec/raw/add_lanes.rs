@@ -406,16 +406,9 @@ pub(super) unsafe fn f32_block_columns(
                 *group = acc;
             }
         }
-        for (q, acc) in lanes.iter_mut().enumerate().take(groups) {
-            let mut half = LANES / 2;
-            while half >= 1 {
-                for i in 0..half {
-                    acc[i] = _mm512_add_ps(acc[i], acc[i + half]);
-                }
-                half /= 2;
-            }
+        for (q, acc) in lanes.iter().enumerate().take(groups) {
             // SAFETY: c0 + 16 (q + 1) <= w (the caller's range).
-            unsafe { _mm512_storeu_ps(sums.add(c0 + q * COLUMN_GROUP), acc[0]) };
+            unsafe { _mm512_storeu_ps(sums.add(c0 + q * COLUMN_GROUP), lane_tree(*acc)) };
         }
         c0 += groups * COLUMN_GROUP;
     }
@@ -446,17 +439,26 @@ unsafe fn f32_block_two_groups(row0: *const u8, stride: isize, identity: f32, su
             }
         }
     }
-    for (q, acc) in [&mut low, &mut high].into_iter().enumerate() {
-        let mut half = LANES / 2;
-        while half >= 1 {
-            for i in 0..half {
-                acc[i] = _mm512_add_ps(acc[i], acc[i + half]);
-            }
-            half /= 2;
-        }
+    for (q, acc) in [low, high].into_iter().enumerate() {
         // SAFETY: 16 (q + 1) <= 32 = w (the caller's range).
-        unsafe { _mm512_storeu_ps(sums.add(q * COLUMN_GROUP), acc[0]) };
+        unsafe { _mm512_storeu_ps(sums.add(q * COLUMN_GROUP), lane_tree(acc)) };
     }
+}
+
+/// One column group's 16 lanes combined by the lane tree (lane i with lane i + 8, then + 4,
+/// + 2, + 1): the generic outer-dim loop's additions in its order.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn lane_tree(mut acc: [std::arch::x86_64::__m512; LANES]) -> std::arch::x86_64::__m512 {
+    let mut half = LANES / 2;
+    while half >= 1 {
+        for i in 0..half {
+            acc[i] = std::arch::x86_64::_mm512_add_ps(acc[i], acc[i + half]);
+        }
+        half /= 2;
+    }
+    acc[0]
 }
 
 /// `f32` columns per pass of [`panel_columns`]: one AVX2 register (4 of `f64`).

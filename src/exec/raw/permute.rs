@@ -2,13 +2,14 @@
 //! the input to the output through register transposes (16 × 16 with AVX-512 or two 8 × 8
 //! with AVX2 for 4-byte elements, two 4 × 4 with AVX2 for 8-byte ones), each input row read
 //! in whole lines and each output column written 64 bytes at a time; other element sizes
-//! (runs of a folded dim) are copied run by run, down the output's columns. Streamed tiles
+//! (runs of a folded dim) are copied run by run, down the output's columns, or along the
+//! input's rows for runs of a line or more (whose whole lines are streamed). Streamed tiles
 //! whose columns the kernel cannot store whole lines into are staged as images
 //! ([`super::tile_image`]). Raw memory: see the invariants in [`super`].
 
 use super::tile_image::{ImageLayout, Images};
 use super::{prefetch_line, SendPtr};
-use crate::exec::permute::{PermuteCopy, TileKernel as Kernel};
+use crate::exec::permute::{PermuteCopy, TileKernel as Kernel, STREAMED_RUN_LINES};
 
 /// Copies work items `begin..end` of `p` (see [`PermuteCopy::items`]) from the input at `src`
 /// to the output at `dst`.
@@ -135,6 +136,11 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
                 Kernel::Avx2x4 => tile_avx2::<8>(s, rows, to, cols, stream, lines),
                 #[cfg(target_arch = "x86_64")]
                 Kernel::Avx2x8 => tile_avx2::<4>(s, rows, to, cols, stream, lines),
+                _ if k.runs_along_input_rows(e) => {
+                    let stream =
+                        stream && whole_lines(e, lines.aligned_to, to) >= STREAMED_RUN_LINES;
+                    tile_runs_along_rows(s, rows, to, cols, e, stream)
+                }
                 _ => tile_runs(s, rows, to, cols, e),
             }
         }
@@ -193,8 +199,8 @@ unsafe fn copy_run(s: *const u8, d: *mut u8, len: usize) {
     }
 }
 
-/// A tile one element (`e` bytes) at a time: down each output column (a run of output
-/// bytes), the input's lines reused from one column to the next.
+/// A tile one element (`e` bytes: an element, or a run shorter than a line) at a time: down each output
+/// column (a run of output bytes), the input's lines reused from one column to the next.
 ///
 /// # Safety
 /// Element `(r, c)` at `s + rows[r] + c·e` (readable) and `d + r·e + cols[c]` (writable), for
@@ -208,6 +214,48 @@ unsafe fn tile_runs(s: *const u8, rows: &[isize], d: *mut u8, cols: &[isize], e:
             prefetch_line(at.wrapping_add(PREFETCH_AHEAD));
             // SAFETY: element (r, c), as the caller guarantees.
             unsafe { copy_run(at, to.wrapping_add(r * e), e) };
+        }
+    }
+}
+
+/// Whole lines in each of a tile's `e`-byte runs whose output starts at `d` plus column
+/// offsets that are multiples of `aligned_to`: every line of a run when all of them start on
+/// a line, else at least as many as any run holds, however its ends fall.
+fn whole_lines(e: usize, aligned_to: usize, d: *mut u8) -> usize {
+    if e.is_multiple_of(64) && aligned_to >= 64 && (d as usize).is_multiple_of(64) {
+        e / 64
+    } else {
+        e.saturating_sub(63) / 64
+    }
+}
+
+/// A tile of runs of at least [`RUNS_ALONG_INPUT_ROWS_FROM`](crate::exec::permute::RUNS_ALONG_INPUT_ROWS_FROM) bytes, along the input's rows:
+/// each row's runs read in order and each written to its output column, the run's whole lines
+/// streamed when `stream` (its partial end lines plainly).
+///
+/// # Safety
+/// As for [`tile_runs`]; when `stream`, the caller fences before another thread reads the
+/// output.
+unsafe fn tile_runs_along_rows(
+    s: *const u8,
+    rows: &[isize],
+    d: *mut u8,
+    cols: &[isize],
+    e: usize,
+    stream: bool,
+) {
+    for (r, &row) in rows.iter().enumerate() {
+        let (from, to) = (s.wrapping_offset(row), d.wrapping_add(r * e));
+        for (c, &col) in cols.iter().enumerate() {
+            let (at, out) = (from.wrapping_add(c * e), to.wrapping_offset(col));
+            // SAFETY: element (r, c), as the caller guarantees.
+            unsafe {
+                if stream {
+                    super::stream::stream_bytes(out, at, e)
+                } else {
+                    copy_run(at, out, e)
+                }
+            }
         }
     }
 }
@@ -427,12 +475,43 @@ mod tests {
         }
     }
 
+    /// Runs of a dim contiguous in both (4-byte elements, 16 to 128 of them: 64 to 512 bytes,
+    /// and 52 and 80 bytes) copied along the input's rows, streamed (whole lines of runs that
+    /// hold two) and not, into outputs starting on a line and 16 bytes past one (where a run's
+    /// lines straddle: its ends written plainly).
+    #[test]
+    fn runs_of_lines_match_the_naive_loop() {
+        for run in [16, 32, 48, 64, 128, 13, 20] {
+            for past_line in [0, 16] {
+                let cases: [(&[usize], &[usize]); 3] = [
+                    (&[run, 5, 7], &[0, 2, 1]),
+                    (&[run, 3, 17, 2], &[0, 2, 1, 3]),
+                    (&[run, 2, 9, 4], &[0, 3, 1, 2]),
+                ];
+                for (shape, perm) in cases {
+                    let numel: usize = shape.iter().product();
+                    check_past_line::<u32>(shape, perm, numel, past_line);
+                }
+            }
+        }
+    }
+
     /// Plan dims `shape` (output contiguous, fastest first); the input laid out with dims in
-    /// the order `perm` (perm[0] fastest).
+    /// the order `perm` (perm[0] fastest); the output on a cache line.
     fn check<T: Copy + PartialEq + std::fmt::Debug + From<u32>>(
         shape: &[usize],
         perm: &[usize],
         numel: usize,
+    ) {
+        check_past_line::<T>(shape, perm, numel, 0)
+    }
+
+    /// [`check`] with the output `past_line` bytes (a multiple of the element) past a line.
+    fn check_past_line<T: Copy + PartialEq + std::fmt::Debug + From<u32>>(
+        shape: &[usize],
+        perm: &[usize],
+        numel: usize,
+        past_line: usize,
     ) {
         let w = std::mem::size_of::<T>();
         let mut so = vec![0isize; shape.len()];
@@ -448,10 +527,10 @@ mod tests {
             acc *= shape[d] as isize;
         }
         let src: Vec<T> = (0..numel as u32).map(|i| T::from(i + 1)).collect();
-        // the output starts on a cache line, so that streamed stores are taken where the
-        // output's columns are whole lines
-        let mut buf = vec![T::from(0); numel + 64 / w];
-        let skip = (buf.as_ptr() as usize).wrapping_neg() % 64 / w;
+        // the output starts `past_line` bytes past a cache line (0: streamed stores are taken
+        // where the output's columns are whole lines)
+        let mut buf = vec![T::from(0); numel + 128 / w];
+        let skip = (buf.as_ptr() as usize).wrapping_neg() % 64 / w + past_line / w;
         let dst = &mut buf[skip..skip + numel];
         // (tile edges, streamed, realigned: whole output lines built in registers)
         for (tile, stream, realign) in [
