@@ -20,6 +20,10 @@ pub(crate) trait LaneMap<const N: usize>: Copy + Send + Sync {
     /// The function on `N` lanes. Implementations are `#[inline(always)]` so that they
     /// compile into each copy of [`lanes_row`] with that copy's CPU features.
     fn block(&self, x: [Self::In; N]) -> [Self::Out; N];
+
+    /// Whether a block whose output the walk streams streams it ([`map1_lanes`]): functions
+    /// slow enough per line store plainly (see `kernels::vecmath`).
+    const STREAMS: bool = true;
 }
 
 /// How [`lanes_row`] stores a row's whole blocks: plainly, or (a block's output being one
@@ -175,7 +179,8 @@ pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
     let sizes = [size_of::<K::Out>(), size_of::<K::In>()];
     let path = InnerLoop::of(blk.strides0, &sizes, 1);
     let (n, isa) = (blk.size0, Isa::widest());
-    let streamed = N * size_of::<K::Out>() == LINE && streams_row::<K::Out>(blk.stream_out, n);
+    let streamed =
+        K::STREAMS && N * size_of::<K::Out>() == LINE && streams_row::<K::Out>(blk.stream_out, n);
     for j in 0..blk.size1 {
         let (po, pa) = (blk.row(0, j), blk.row(1, j) as *const u8);
         let (o, a) = (po as *mut K::Out, pa as *const K::In);
