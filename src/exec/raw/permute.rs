@@ -199,8 +199,9 @@ unsafe fn copy_run(s: *const u8, d: *mut u8, len: usize) {
     }
 }
 
-/// A tile one element (`e` bytes: an element, or a run shorter than a line) at a time: down each output
-/// column (a run of output bytes), the input's lines reused from one column to the next.
+/// A tile one element (`e` bytes: an element, or a run shorter than a line) at a time: down
+/// each output column (a run of output bytes), the input's lines reused from one column to
+/// the next.
 ///
 /// # Safety
 /// Element `(r, c)` at `s + rows[r] + c·e` (readable) and `d + r·e + cols[c]` (writable), for
@@ -229,9 +230,11 @@ fn whole_lines(e: usize, aligned_to: usize, d: *mut u8) -> usize {
     }
 }
 
-/// A tile of runs of at least [`RUNS_ALONG_INPUT_ROWS_FROM`](crate::exec::permute::RUNS_ALONG_INPUT_ROWS_FROM) bytes, along the input's rows:
+/// A tile of runs of at least [`RUNS_ALONG_INPUT_ROWS_FROM`] bytes, along the input's rows:
 /// each row's runs read in order and each written to its output column, the run's whole lines
 /// streamed when `stream` (its partial end lines plainly).
+///
+/// [`RUNS_ALONG_INPUT_ROWS_FROM`]: crate::exec::permute::RUNS_ALONG_INPUT_ROWS_FROM
 ///
 /// # Safety
 /// As for [`tile_runs`]; when `stream`, the caller fences before another thread reads the
