@@ -87,12 +87,16 @@ def test_unary_ternary_casts_and_fills(threads, grain) -> None:
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("name", ["exp", "log", "sin", "tanh"])
 @pytest.mark.parametrize("offset", [0, 3])
-def test_vector_math_streamed_gives_the_plain_bits(name, dtype, offset, threads, grain) -> None:
-    """A vector math kernel into a large output (streamed where large enough; float64's log,
-    sin and tanh store plainly, `LaneMap::STREAMS`) gives the bits of the same kernel run over
-    pieces of 16K elements (small outputs: ordinary stores), with special values among the
-    lanes (mixed blocks take the general path for those lanes)."""
-    x = torch.linspace(0.01, 20.0, N, dtype=dtype)
+@pytest.mark.parametrize("every", [1, 2], ids=["contiguous", "every2nd"])
+def test_vector_math_streamed_gives_the_plain_bits(
+    name, dtype, offset, every, threads, grain
+) -> None:
+    """A vector math kernel into a large output (streamed where large enough) gives the bits of
+    the same kernel run over pieces of 16K elements (small outputs: ordinary stores), with
+    special values among the lanes (mixed blocks take the general path for those lanes). From
+    every second element, the input's rows are gathered in chunks and streamed out the same
+    way."""
+    x = torch.linspace(0.01, 20.0, N * every, dtype=dtype)[::every]
     x[[17, 4099, 70001]] = torch.tensor([float("inf"), float("nan"), 1e30], dtype=dtype)
     big, out = out_view(N, dtype, offset)
     fn = getattr(fi, name)

@@ -147,9 +147,8 @@ pub fn min_streamed_copy_row() -> usize {
 /// of 4M elements ran at 0.81x the plain stores' speed; streamed a block at a time (the Intel
 /// Xeon, one process alternating both, 1 thread): float32 `exp` of 512K-16M elements
 /// 1.10-1.22x, float64 `exp` 1M-16M 1.14-1.17x, float64 `log` 4M 1.16x, the compute-bound
-/// float32 `sin` and `tanh` and float64 `sin` 0.99-1.03x; 2 threads 1.04-1.59x. (On another
-/// Xeon float64's slower functions ran 1.1-2x faster plain: they store plainly,
-/// `LaneMap::STREAMS`.)
+/// float32 `sin` and `tanh` and float64 `sin` 0.99-1.03x; 2 threads 1.04-1.59x. Rows from a
+/// strided input are gathered in chunks and streamed the same way (see `raw::lanes`).
 pub(crate) fn elementwise_streams(plan: &TensorIterator) -> bool {
     elementwise_streams_on(plan, threads_sharing(plan.numel()))
 }
@@ -209,8 +208,8 @@ pub fn describe_flat(streamed: bool, numel: usize) -> String {
     if streamed {
         format!(
             "stores: non-temporal in contiguous output rows of at least {} bytes ({} in \
-             same-dtype copies), except float16/bfloat16 vector math, float64 vector math \
-             other than exp and expm1, and F16C rows ({rule}; {cache})",
+             same-dtype copies), except float16/bfloat16 vector math and F16C rows ({rule}; \
+             {cache})",
             MIN_STREAMED_ROW,
             min_streamed_copy_row()
         )

@@ -7,7 +7,7 @@
 
 use super::isa::{in_copy, Isa};
 use super::stream::{before_first_line, fence_if, stream_line, streams_row, LINE};
-use super::{get, put, Block};
+use super::{get, prefetch_line, put, Block};
 use crate::exec::cpu::Capability;
 use crate::exec::InnerLoop;
 use std::mem::{size_of, MaybeUninit};
@@ -20,11 +20,14 @@ pub(crate) trait LaneMap<const N: usize>: Copy + Send + Sync {
     /// The function on `N` lanes. Implementations are `#[inline(always)]` so that they
     /// compile into each copy of [`lanes_row`] with that copy's CPU features.
     fn block(&self, x: [Self::In; N]) -> [Self::Out; N];
-
-    /// Whether a block whose output the walk streams streams it ([`map1_lanes`]): functions
-    /// slow enough per line store plainly (see `kernels::vecmath`).
-    const STREAMS: bool = true;
 }
+
+/// How far ahead of its reads (bytes) [`lanes_row`] asks for the input's lines. The hardware
+/// prefetchers fall behind a loop this slow per line: on the 2-core Intel Xeon (4M elements,
+/// 1 thread, ns an element) float64 sin went from 1.44 to 1.09-1.16 with it (1 or 2 KiB
+/// ahead), tanh 2.2-2.35 -> 1.5-1.6, float32 sin 0.54 -> 0.43; exp, at the copy limit
+/// already, stayed. Prefetching the output's lines for writing (`prefetchw`) lost.
+const PREFETCH_AHEAD: usize = 2048;
 
 /// How [`lanes_row`] stores a row's whole blocks: plainly, or (a block's output being one
 /// cache line) streamed a line at a time with the copy's widest stores ([`stream_line`]).
@@ -59,6 +62,7 @@ unsafe fn lanes_row<const N: usize, const S: u8, K: LaneMap<N>>(
         unsafe { partial_block(k, o, a, i) };
     }
     while i + N <= n {
+        prefetch_line((a.wrapping_add(i) as *const u8).wrapping_add(PREFETCH_AHEAD));
         // SAFETY: `i + N <= n`; `[T; N]` has `T`'s alignment; streamed, `o + i` is
         // line-aligned (`i` counts whole blocks of one line from the boundary) and `y` is one
         // line (the caller's guarantee).
@@ -109,17 +113,20 @@ unsafe fn partial_block<const N: usize, K: LaneMap<N>>(
 const STAGE: usize = 256;
 
 /// `o[i·so] = k(a[i·sa])` for `i < n`: a strided row (or one element, `n = 1`), gathered
-/// [`STAGE`] elements at a time into a contiguous buffer, run through [`lanes_row`], and
-/// scattered back; a row of at most `N` elements is one block. (Gathered one block of `N`
-/// lanes at a time, strided float32 `tanh` took 4.2 ns an element on a 2-core Xeon; staged,
-/// 2.1-2.4, against 1.0 contiguous.)
+/// [`STAGE`] elements at a time into a contiguous buffer and run through [`lanes_row`], into
+/// the output directly where it is contiguous (streamed as `S` says, its chunks starting on
+/// line boundaries), else into a second buffer scattered back; a row of at most `N` elements
+/// is one block. Each chunk asks for the next one's input lines before it computes. (Gathered
+/// one block of `N` lanes at a time, strided float32 `tanh` took 4.2 ns an element on a
+/// 2-core Xeon; staged, 2.1-2.4, against 1.0 contiguous.)
 ///
 /// # Safety
 /// `pa + i·sa` addresses a readable `In` and `po + i·so` a writable `Out` for every `i < n`,
 /// both aligned; a chunk's elements are all read before any is written, so the two rows may
-/// coincide.
+/// coincide. With `S` other than [`block_stores::PLAIN`], the output is contiguous
+/// (`so = size_of::<Out>()`) and `S` meets [`lanes_row`]'s conditions.
 #[inline(always)]
-unsafe fn lanes_strided<const N: usize, K: LaneMap<N>>(
+unsafe fn lanes_strided<const N: usize, const S: u8, K: LaneMap<N>>(
     k: K,
     po: *mut u8,
     so: isize,
@@ -144,83 +151,117 @@ unsafe fn lanes_strided<const N: usize, K: LaneMap<N>>(
         }
         return;
     }
+    let direct = so == size_of::<K::Out>() as isize;
+    // streamed, a first chunk up to the output's first line boundary, so that the others
+    // (whole blocks) start on one
+    let head = if S == block_stores::PLAIN {
+        0
+    } else {
+        before_first_line(po as *const K::Out, n)
+    };
+    // every `step`-th element of a chunk starts another input line
+    let step = (LINE / sa.unsigned_abs().max(1)).max(1);
     // SAFETY: `n > 0`, so element 0 is readable.
     let mut xs = [unsafe { get::<K::In>(pa, 0, sa) }; STAGE];
     let mut ys = [MaybeUninit::<K::Out>::uninit(); STAGE];
     let mut i = 0;
     while i < n {
-        let m = STAGE.min(n - i);
+        let m = if i == 0 && head > 0 {
+            head
+        } else {
+            STAGE.min(n - i)
+        };
+        for l in (i + m..(i + m + STAGE).min(n)).step_by(step) {
+            prefetch_line(pa.wrapping_offset(l as isize * sa));
+        }
         // SAFETY: indices `i..i + m` are `< n` (the caller's guarantees); `lanes_row` writes
-        // `ys[..m]` from `xs[..m]` (distinct buffers), and only those are read back.
+        // the output's elements `i..i + m` (contiguous when `direct`; a chunk past `head`
+        // starts on a line when streamed) or `ys[..m]`, from `xs[..m]` (distinct memory), and
+        // only those are read back.
         unsafe {
             for (l, v) in xs.iter_mut().enumerate().take(m) {
                 *v = get::<K::In>(pa, i + l, sa);
             }
-            lanes_row::<N, { block_stores::PLAIN }, K>(
-                k,
-                ys.as_mut_ptr() as *mut K::Out,
-                xs.as_ptr(),
-                m,
-            );
-            for (l, v) in ys.iter().enumerate().take(m) {
-                put(po, i + l, so, v.assume_init());
+            if direct {
+                let o = (po as *mut K::Out).add(i);
+                lanes_row::<N, S, K>(k, o, xs.as_ptr(), m);
+            } else {
+                let ys = ys.as_mut_ptr() as *mut K::Out;
+                lanes_row::<N, { block_stores::PLAIN }, K>(k, ys, xs.as_ptr(), m);
+                for l in 0..m {
+                    put(po, i + l, so, ys.add(l).read());
+                }
             }
         }
         i += m;
     }
 }
 
-/// `out = k(a)` over a block (operands: out, a), every path in the widest vector copy:
-/// contiguous rows directly (streamed when the walk streams the block's output, a block's
-/// output is one line and the row is long: [`streams_row`]), a broadcast input computed once
-/// per row, strided rows staged through a contiguous buffer ([`lanes_strided`]).
-pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
+/// The block's rows in one copy, its whole output blocks stored as `S` says: contiguous rows
+/// directly, a broadcast input computed once per row, strided rows staged ([`lanes_strided`]).
+///
+/// # Safety
+/// The module invariants for `blk`; with `S` other than [`block_stores::PLAIN`], the output's
+/// rows are contiguous and `S` meets [`lanes_row`]'s conditions.
+#[inline(always)]
+unsafe fn lanes_rows<const N: usize, const S: u8, K: LaneMap<N>>(blk: &Block, k: K) {
     let (so, sa) = (blk.strides0[0], blk.strides0[1]);
     let sizes = [size_of::<K::Out>(), size_of::<K::In>()];
     let path = InnerLoop::of(blk.strides0, &sizes, 1);
-    let (n, isa) = (blk.size0, Isa::widest());
-    let streamed =
-        K::STREAMS && N * size_of::<K::Out>() == LINE && streams_row::<K::Out>(blk.stream_out, n);
+    let n = blk.size0;
     for j in 0..blk.size1 {
         let (po, pa) = (blk.row(0, j), blk.row(1, j) as *const u8);
-        let (o, a) = (po as *mut K::Out, pa as *const K::In);
-        match path {
-            InnerLoop::Vectorized if streamed => match isa.capability() {
-                Capability::Avx512 => in_copy!(isa, {
-                    // SAFETY: module invariants, every index `< size0`; a block's output is
-                    // one line on x86-64 (`streamed`), and this copy has AVX-512's stores.
-                    unsafe { lanes_row::<N, { block_stores::STREAM_AVX512 }, K>(k, o, a, n) }
-                }),
-                Capability::Avx2 => in_copy!(isa, {
-                    // SAFETY: as above, AVX2's stores.
-                    unsafe { lanes_row::<N, { block_stores::STREAM_AVX2 }, K>(k, o, a, n) }
-                }),
-                Capability::Default => in_copy!(isa, {
-                    // SAFETY: as above, SSE2's stores (part of x86-64).
-                    unsafe { lanes_row::<N, { block_stores::STREAM_SSE2 }, K>(k, o, a, n) }
-                }),
-            },
-            InnerLoop::Vectorized => in_copy!(isa, {
-                // SAFETY: module invariants; every index is `< size0`.
-                unsafe { lanes_row::<N, { block_stores::PLAIN }, K>(k, o, a, n) }
-            }),
-            _ if sa == 0 && n > 0 => {
-                // the one value, then copies of it
-                // SAFETY: module invariants; every index is `< size0`.
-                in_copy!(isa, unsafe { lanes_strided(k, po, so, pa, 0, 1) });
-                // SAFETY: as above.
-                unsafe {
+        // SAFETY: module invariants, every index `< size0`; the caller's guarantees for `S`.
+        unsafe {
+            match path {
+                InnerLoop::Vectorized => {
+                    lanes_row::<N, S, K>(k, po as *mut K::Out, pa as *const K::In, n)
+                }
+                _ if sa == 0 && n > 0 => {
+                    // the one value, then copies of it
+                    lanes_strided::<N, { block_stores::PLAIN }, K>(k, po, so, pa, 0, 1);
                     let v = get::<K::Out>(po, 0, so);
                     for i in 1..n {
                         put(po, i, so, v);
                     }
                 }
+                _ => lanes_strided::<N, S, K>(k, po, so, pa, sa, n),
             }
-            // SAFETY: module invariants; every index is `< size0`.
-            _ => in_copy!(isa, unsafe { lanes_strided(k, po, so, pa, sa, n) }),
         }
     }
-    fence_if(streamed && path == InnerLoop::Vectorized);
+}
+
+/// `out = k(a)` over a block (operands: out, a), every path in the widest vector copy
+/// ([`lanes_rows`]). A contiguous output's whole lines are streamed when the walk streams the
+/// block's output, a block's output is one line and the row is long ([`streams_row`]).
+pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
+    let isa = Isa::widest();
+    let streamed = N * size_of::<K::Out>() == LINE
+        && blk.strides0[0] == size_of::<K::Out>() as isize
+        && blk.strides0[1] != 0
+        && streams_row::<K::Out>(blk.stream_out, blk.size0);
+    if !streamed {
+        // SAFETY: module invariants; plain stores.
+        return in_copy!(isa, unsafe {
+            lanes_rows::<N, { block_stores::PLAIN }, K>(blk, k)
+        });
+    }
+    match isa.capability() {
+        // SAFETY: module invariants; the output's rows are contiguous and a block's output
+        // is one line on x86-64 (`streamed`), and this copy has AVX-512's stores.
+        Capability::Avx512 => in_copy!(isa, unsafe {
+            lanes_rows::<N, { block_stores::STREAM_AVX512 }, K>(blk, k)
+        }),
+        // SAFETY: as above, AVX2's stores.
+        Capability::Avx2 => in_copy!(isa, unsafe {
+            lanes_rows::<N, { block_stores::STREAM_AVX2 }, K>(blk, k)
+        }),
+        // SAFETY: as above, SSE2's stores (part of x86-64).
+        Capability::Default => in_copy!(isa, unsafe {
+            lanes_rows::<N, { block_stores::STREAM_SSE2 }, K>(blk, k)
+        }),
+    }
+    fence_if(true);
 }
 
 #[cfg(test)]
@@ -247,9 +288,10 @@ mod tests {
     affine!(f32, 16);
     affine!(f64, 8);
 
-    /// Two rows of `n` elements from `skew` elements past a line boundary, streamed or not:
-    /// every element `x·3 + 1`, the guards around the rows untouched.
-    fn check<T, const N: usize>(n: usize, skew: usize, streamed: bool)
+    /// Two rows of `n` elements from `skew` elements past a line boundary, streamed or not,
+    /// from every `step`-th input element (1: contiguous rows; more: staged ones): every
+    /// element `x·3 + 1`, the guards around the rows untouched.
+    fn check<T, const N: usize>(n: usize, skew: usize, streamed: bool, step: usize)
     where
         T: Copy + PartialEq + std::fmt::Debug + From<u16>,
         Affine<T>: LaneMap<N, In = T, Out = T>,
@@ -267,9 +309,12 @@ mod tests {
             // SAFETY: inside `out`, which holds `line + 2·PAD + 64 + 2·pitch` Ts and more.
             unsafe { first.add(k).write(guard) };
         }
-        let a: Vec<T> = (0..2 * pitch).map(|i| T::from((i % 1000) as u16)).collect();
+        let a: Vec<T> = (0..2 * pitch * step)
+            .map(|i| T::from((i % 1000) as u16))
+            .collect();
         let ptrs = [base as *mut u8, a.as_ptr() as *mut u8];
-        let (strides0, strides1) = ([w as isize; 2], [(pitch * w) as isize; 2]);
+        let (row, row_a) = ((pitch * w) as isize, (pitch * step * w) as isize);
+        let (strides0, strides1) = ([w as isize, (w * step) as isize], [row, row_a]);
         // SAFETY: two rows of `n` Ts `pitch` apart in both buffers; operand 0 the output.
         let blk =
             unsafe { Block::new(&ptrs, &strides0, &strides1, n, 2) }.streaming_output(streamed);
@@ -284,11 +329,14 @@ mod tests {
                 at.rem_euclid(pitch as isize) as usize,
             );
             let want = if at >= 0 && j < 2 && i < n {
-                lane(a[j as usize * pitch + i])
+                lane(a[(j as usize * pitch + i) * step])
             } else {
                 guard
             };
-            assert_eq!(got, want, "n {n} skew {skew} streamed {streamed} at {k}");
+            assert_eq!(
+                got, want,
+                "n {n} skew {skew} streamed {streamed} step {step} at {k}"
+            );
         }
     }
 
@@ -302,9 +350,9 @@ mod tests {
             13_000,
         ] {
             for skew in [0, 1, 5, 13] {
-                for streamed in [false, true] {
-                    check::<f32, 16>(n_bytes / 4, skew, streamed);
-                    check::<f64, 8>(n_bytes / 8, skew % 8, streamed);
+                for (streamed, step) in [(false, 1), (true, 1), (false, 3), (true, 2)] {
+                    check::<f32, 16>(n_bytes / 4, skew, streamed, step);
+                    check::<f64, 8>(n_bytes / 8, skew % 8, streamed, step);
                 }
             }
         }

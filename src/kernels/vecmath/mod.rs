@@ -168,14 +168,6 @@ pub struct Lanes64<const F: u8>;
 impl<const F: u8, const N: usize> LaneMap<N> for Lanes64<F> {
     type In = f64;
     type Out = f64;
-    /// float64 streams for `exp` and `expm1` only: the other functions take long enough per
-    /// line that their streamed stores slowed them. On the 2-core Intel Xeon (2026-12-01, 4M
-    /// elements, in and out of memory, one build switching its stores, alternating): 1 thread
-    /// sin 8.4-15 -> 6.9-7.4 ms, cos 8.9 -> 6.4, tanh 17 -> 12-14, sigmoid 9.9 -> 7.0, log
-    /// 5.0-6.0 -> 4.5-5.2, log1p 12.1 -> 9.2; 2 threads 2.6-3.9 ms -> 1.9-3.8, each faster; but
-    /// exp 2.4 -> 3.0-3.5 (1 thread) and expm1 5.3 -> 7.1 (1 thread), which keep streaming.
-    /// float32's functions ran the same either way, and keep it.
-    const STREAMS: bool = F == func::EXP || F == func::EXPM1;
     #[inline(always)]
     #[allow(clippy::needless_range_loop)]
     fn block(&self, x: [f64; N]) -> [f64; N] {
