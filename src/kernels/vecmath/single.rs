@@ -371,23 +371,27 @@ pub fn trig_fast_domain(x: f32) -> bool {
 /// `(sin, cos)` of `x`'s reduced argument and its quadrant: `x = n·π/2 + hi + lo`, where
 /// `x - n·PIO2_1` is exact (a multiple of 2^-24 below 1 in magnitude), `n·PIO2_2` is split
 /// exactly by an FMA and the sums' errors are carried in `lo`.
+///
+/// `hi = r1 - p` takes its rounding error from Fast2Sum (three operations, not two-sum's
+/// six), exact here although |r1| may be below |p|: `r1` is a multiple of 2^-24 (of 2^-23
+/// past 1) and `p`'s lowest bit lies far below that (|p| < 0.03), the condition under which
+/// Fast2Sum is exact for any order of magnitudes. A sweep of every f32 in the domain gave the
+/// bits of the two-sum for both functions; the kernels ran 10-12% faster (0.48-0.51 -> 0.42-0.43
+/// ns an element, 1 thread, 2-core Intel Xeon).
 #[inline(always)]
 fn sin_cos(x: f32) -> (f32, f32, i32) {
     let (n, ni) = round_scaled(x, std::f32::consts::FRAC_2_PI);
     let r1 = (-n).mul_add(PIO2_1, x);
     let p = n * PIO2_2;
     let pe = n.mul_add(PIO2_2, -p);
-    let (hi, e1) = two_sum(r1, -p);
+    let hi = r1 - p;
+    let e1 = (r1 - hi) - p;
     let lo = (-n).mul_add(PIO2_3, e1 - pe);
     let z = hi * hi;
-    // sin(hi + lo) ≈ sin(hi) + lo·cos(hi), cos(hi + lo) ≈ cos(hi) - lo·sin(hi)
-    let sin = hi
-        + (hi * z).mul_add(
-            horner(&SIN_S, z),
-            lo.mul_add((-0.5f32).mul_add(z, 1.0), 0.0),
-        );
     let half = 0.5 * z;
     let w = 1.0 - half;
+    // sin(hi + lo) ≈ sin(hi) + lo·cos(hi), cos(hi + lo) ≈ cos(hi) - lo·sin(hi)
+    let sin = hi + (hi * z).mul_add(horner(&SIN_S, z), lo * w);
     let cos = w + (((1.0 - w) - half) + (z * z).mul_add(horner(&COS_C, z), -hi * lo));
     (sin, cos, ni)
 }

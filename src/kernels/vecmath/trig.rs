@@ -7,7 +7,7 @@
 #![forbid(unsafe_code)]
 
 use super::exp_log::horner;
-use super::lane::{round_int, select, two_sum};
+use super::lane::{round_int, select};
 
 /// π/2 as the sum of three doubles.
 const PIO2_1: f64 = std::f64::consts::FRAC_PI_2;
@@ -54,16 +54,21 @@ fn sin_cos<const LITE: bool>(x: f64) -> (f64, f64, i64) {
     let (hi, lo) = if LITE {
         ((-n).mul_add(PIO2_2, r1), 0.0)
     } else {
+        // Fast2Sum's error of `r1 - t`, exact though |r1| may be below |t|: `r1` is a
+        // multiple of 2^-53 (2^-52 past 1) and `t` (below 10^-8) has its lowest bit far
+        // below that, where Fast2Sum is exact in any order (as in `single::sin_cos`, where
+        // every f32 was checked)
         let t = n * PIO2_2;
-        let (hi, e1) = two_sum(r1, -t);
+        let hi = r1 - t;
+        let e1 = (r1 - hi) - t;
         (hi, (e1 - n.mul_add(PIO2_2, -t)) - n * PIO2_3)
     };
     let z = hi * hi;
     let (s, c) = (horner(&SIN_S, z), horner(&COS_C, z));
-    // sin(hi + lo) ≈ sin(hi) + lo·cos(hi), cos(hi + lo) ≈ cos(hi) - lo·sin(hi)
-    let sin = hi + (hi * z).mul_add(s, lo.mul_add(1.0 - 0.5 * z, 0.0));
     let half = 0.5 * z;
     let w = 1.0 - half;
+    // sin(hi + lo) ≈ sin(hi) + lo·cos(hi), cos(hi + lo) ≈ cos(hi) - lo·sin(hi)
+    let sin = hi + (hi * z).mul_add(s, lo * w);
     let cos = w + (((1.0 - w) - half) + (z * z).mul_add(c, -hi * lo));
     (sin, cos, ni)
 }
