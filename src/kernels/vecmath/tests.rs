@@ -256,6 +256,16 @@ fn float64_tanh_of_tiny_arguments_is_the_argument() {
     assert!(tanh(18.9) < 1.0);
 }
 
+/// sin keeps ±0 and tiny arguments with no select of its own (see `trig::sin_cos`).
+#[test]
+fn float64_sin_of_tiny_arguments_is_the_argument() {
+    let sin = eval64::<{ func::SIN }>;
+    for x in [0.0, 5e-324, 1e-310, 2.2e-308, 1e-300, 1e-200, 1e-20, 1e-9] {
+        assert_eq!(sin(x).to_bits(), x.to_bits(), "{x:e}");
+        assert_eq!(sin(-x).to_bits(), (-x).to_bits(), "{x:e}");
+    }
+}
+
 #[test]
 fn float64_special_values() {
     let exp = eval64::<{ func::EXP }>;
