@@ -11,7 +11,7 @@
 
 #![forbid(unsafe_code)]
 
-use super::lane::{pow2, recip_lite, round_int, select, two_sum};
+use super::lane::{pow2, recip_lite, round_scaled, select, two_sum};
 
 /// ln 2 in two parts: the double nearest ln 2, then the double nearest the rest.
 pub(super) const LN2_HI: f64 = std::f64::consts::LN_2;
@@ -37,7 +37,7 @@ pub(super) fn horner(c: &[f64], z: f64) -> f64 {
 /// `LITE`), and `k` as an integer.
 #[inline(always)]
 fn reduce_ln2<const LITE: bool>(x: f64) -> (f64, f64, i64) {
-    let (k, ki) = round_int(x * std::f64::consts::LOG2_E);
+    let (k, ki) = round_scaled(x, std::f64::consts::LOG2_E);
     // exact: x and k·LN2_HI agree to within ln2 and share a grain of 2^-53 or coarser
     let r1 = (-k).mul_add(LN2_HI, x);
     if LITE {

@@ -6,7 +6,7 @@
 #![forbid(unsafe_code)]
 
 use super::exp_log::{exp, exp_dd, horner, LN2_HI, LN2_LO};
-use super::lane::{pow2, recip_lite, round_int, select, two_sum};
+use super::lane::{pow2, recip_lite, round_scaled, select, two_sum};
 
 /// `(expm1(r) - r)/r²` for |r| ≤ ln2/2 as a polynomial, lowest degree first: minimax
 /// coefficients fitted for ferroiter (a Remez exchange at 256-bit precision, error weighted
@@ -66,7 +66,7 @@ pub fn tanh<const LITE: bool>(x: f64) -> f64 {
     // past 19.1 the result rounds to 1
     let a = select(a > 20.0, 20.0, a);
     let y = -2.0 * a;
-    let (k, ki) = round_int(y * std::f64::consts::LOG2_E);
+    let (k, ki) = round_scaled(y, std::f64::consts::LOG2_E);
     // y - k·ln2 = r + r_lo (as in `sigmoid_near`)
     let r1 = (-k).mul_add(LN2_HI, y);
     let r = (-k).mul_add(LN2_LO, r1);
@@ -132,7 +132,7 @@ pub fn sigmoid_near_domain(x: f64) -> bool {
 #[inline(always)]
 pub fn sigmoid_near(x: f64) -> f64 {
     let y = -x;
-    let (k, ki) = round_int(y * std::f64::consts::LOG2_E);
+    let (k, ki) = round_scaled(y, std::f64::consts::LOG2_E);
     // exact under FMA (see `exp_log::reduce_ln2`)
     let r1 = (-k).mul_add(LN2_HI, y);
     let t = k * LN2_LO;

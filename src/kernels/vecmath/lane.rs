@@ -16,10 +16,12 @@ pub fn select(c: bool, a: f64, b: f64) -> f64 {
 /// 1.5·2^52: adding it to |x| < 2^51 rounds x to an integer held in the low mantissa bits.
 const SHIFTER: f64 = 6_755_399_441_055_744.0;
 
-/// The integer nearest `x` (ties to even), as a float and as an integer; |x| < 2^51.
+/// The integer nearest `x·scale` (of the exact product: it and the rounding in one FMA, one
+/// operation fewer than rounding the rounded product), as a float and as an integer;
+/// |x·scale| < 2^51.
 #[inline(always)]
-pub fn round_int(x: f64) -> (f64, i64) {
-    let t = x + SHIFTER;
+pub fn round_scaled(x: f64, scale: f64) -> (f64, i64) {
+    let t = x.mul_add(scale, SHIFTER);
     let k = t - SHIFTER;
     (k, t.to_bits().wrapping_sub(SHIFTER.to_bits()) as i64)
 }

@@ -7,7 +7,7 @@
 #![forbid(unsafe_code)]
 
 use super::exp_log::horner;
-use super::lane::{round_int, select};
+use super::lane::{round_scaled, select};
 
 /// π/2 as the sum of three doubles.
 const PIO2_1: f64 = std::f64::consts::FRAC_PI_2;
@@ -54,7 +54,7 @@ const COS_C: [f64; 6] = [
 /// Hence `S` holds the series' negation and `nlo` is `-lo`, computed so that it is `+0` at 0.
 #[inline(always)]
 fn sin_cos<const LITE: bool>(x: f64) -> (f64, f64, i64) {
-    let (n, ni) = round_int(x * std::f64::consts::FRAC_2_PI);
+    let (n, ni) = round_scaled(x, std::f64::consts::FRAC_2_PI);
     let r1 = (-n).mul_add(PIO2_1, x);
     let (hi, nlo) = if LITE {
         ((-n).mul_add(PIO2_2, r1), 0.0)
@@ -66,7 +66,7 @@ fn sin_cos<const LITE: bool>(x: f64) -> (f64, f64, i64) {
         let t = n * PIO2_2;
         let hi = r1 - t;
         let e1 = (r1 - hi) - t;
-        (hi, (n.mul_add(PIO2_2, -t) - e1) + n * PIO2_3)
+        (hi, n.mul_add(PIO2_3, n.mul_add(PIO2_2, -t) - e1))
     };
     let z = hi * hi;
     let (s, c) = (horner(&SIN_S, z), horner(&COS_C, z));
