@@ -125,8 +125,10 @@ def test_streamed_permuting_copy() -> None:
 def test_streamed_transpose_into_columns_off_the_lines() -> None:
     """A streamed 2-D transpose whose output columns (4097 float32, 16388 bytes apart) start
     at every offset within a cache line: each column's whole lines are streamed realigned in
-    registers, its partial first and last lines stored plainly (exec/raw/lines512.rs), in
-    long tiles (tiled.rs `direct_edges`); chunks of a tiny grain cut the columns anywhere."""
+    registers, its partial first and last lines stored plainly, the line where two tiles'
+    runs meet written whole by the first tile (exec/raw/lines512.rs `Joins`); chunks of a
+    tiny grain cut the columns anywhere (blocks that start or end inside a column join no
+    tile across their edge)."""
     for threads, grain in PARALLELISM:
         check_permuted((4097, 1031), (1, 0), torch.float32, threads, grain)
 

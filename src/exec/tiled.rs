@@ -330,8 +330,7 @@ fn choose_dyn(
         let rows = direct_input_rows(shape[0], shape[dim], stride(0, 1), itemsize(1));
         let stream = out_bytes
             >= super::stores::transposing_copy_from(super::stores::threads_sharing(numel), rows);
-        let off_lines = off_lines(stream, itemsize(0), stride(dim, 0));
-        let (edge0, edge1) = direct_edges(shape[0], shape[dim], itemsize(0), off_lines);
+        let (edge0, edge1) = direct_edges(shape[0], shape[dim], itemsize(0));
         return TileDecision::Tiled(Tiling {
             dim,
             operand,
@@ -364,8 +363,8 @@ fn choose_dyn(
 }
 
 /// Whether a direct copy's streamed float32 output has columns (`col_stride` bytes apart) off
-/// the cache lines: its tiles then run long down them ([`direct_edges`]), where each column's
-/// whole lines are realigned in registers (`raw::lines512::copy_tile_realigned`).
+/// the cache lines: each column's whole lines are then realigned in registers
+/// (`raw::lines512::copy_tile_realigned`) and the tiles along dim 0 joined (`Joins`).
 fn off_lines(stream: bool, width: usize, col_stride: isize) -> bool {
     stream && width == 4 && col_stride % 64 != 0
 }
@@ -385,11 +384,13 @@ pub const MAX_DIRECT_EDGE: usize = 2048;
 /// 128 × 1024 float32 (also 64 × 1024, 128 × 512, 256 × 1024) ran a 4096² / 2048 × 8192
 /// transpose copy at 61-68% of a same-size copy where 256 × 256 ran at 56-64%; never
 /// smaller than that 128 × 1024. Streamed output columns that do not start on a cache line
-/// (`off_lines`) take the transposed shape, 1024 × 128: each column's run then has its
-/// partial lines (plain stores, which read the line first) at its two ends only, 2 in 65
-/// lines instead of 2 in 9 (a 4097 × 4096 float32 transpose on the 2-core Zen 4, 1 thread:
-/// 25% -> 35% of a same-size copy, with [`crate::exec::raw`]'s realigned stores).
-pub fn direct_edges(n0: usize, n1: usize, width: usize, off_lines: bool) -> (usize, usize) {
+/// take the same tiles: their runs meet from tile to tile inside a line, which the realigned
+/// kernel writes whole (`raw::lines512::Joins`). (Before the joins, each junction's line
+/// took two masked plain stores, and the transposed shape, 1024 × 128, ran better by having
+/// fewer junctions: on the 2-core Xeon, 1 thread, a 4097 × 4096 float32 transpose ran at
+/// 52-55% of a same-size copy that way, at 62% with joins in 176 × 1408 tiles, 61-62% in
+/// 352 × 704, 55% in 1408 × 176.)
+pub fn direct_edges(n0: usize, n1: usize, width: usize) -> (usize, usize) {
     let elements = (super::cache::sizes().l2 / 4 / width).max(DIRECT_EDGE_STEP * DIRECT_EDGE_STEP);
     let square = (elements.isqrt() / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP).max(DIRECT_EDGE_STEP);
     let fill = |short: usize| {
@@ -406,11 +407,7 @@ pub fn direct_edges(n0: usize, n1: usize, width: usize, off_lines: bool) -> (usi
         // transposes at 12.6-14.7 GB/s in 80 × 704 tiles, 15.8-17.1 in 128 × 1024
         let rows = (square / 2 / DIRECT_EDGE_STEP * DIRECT_EDGE_STEP).max(128);
         let cols = (square * 4).clamp(1024, MAX_DIRECT_EDGE);
-        if off_lines {
-            (n0.min(cols), rows.min(n1))
-        } else {
-            (rows.min(n0), n1.min(cols))
-        }
+        (rows.min(n0), n1.min(cols))
     } else {
         (square, square)
     }
@@ -422,7 +419,7 @@ pub fn direct_edges(n0: usize, n1: usize, width: usize, off_lines: bool) -> (usi
 /// (NCHW -> NHWC's 64 channels, each read 1024 elements at a time). `n0`, `n1`: the sizes of
 /// dim 0 and of the input's fastest dim; `s0`: the input's byte stride along dim 0.
 pub fn direct_input_rows(n0: usize, n1: usize, s0: isize, width: usize) -> usize {
-    let (edge0, edge1) = direct_edges(n0, n1, width, false);
+    let (edge0, edge1) = direct_edges(n0, n1, width);
     if edge1 == n1 && s0.unsigned_abs() == n1 * width {
         1
     } else {
@@ -569,9 +566,10 @@ pub fn describe(plan: &TensorIterator) -> String {
                     } else if off_lines(t.stream, ops[0].itemsize(), ops[0].stride_bytes[t.dim]) {
                         format!(
                             "; the output's columns lie {} bytes apart, off the cache lines: \
-                             tiles long down them, and (with AVX-512) each column's whole \
-                             lines realigned in registers and streamed, its partial end lines \
-                             stored plainly",
+                             (with AVX-512) each column's whole lines realigned in registers \
+                             and streamed, the line where two tiles' runs meet written whole \
+                             by the first, only each column's own partial end lines stored \
+                             plainly",
                             ops[0].stride_bytes[t.dim]
                         )
                     } else {
@@ -627,7 +625,7 @@ pub(crate) mod tests {
         // NCHW -> nChw16c: 16 channels at a time
         assert_eq!(direct_input_rows(16, 3136, 12544, 4), 16);
         // a 2-D transpose of 4096² float32: its tiles' rows
-        let (edge0, _) = direct_edges(4096, 4096, 4, false);
+        let (edge0, _) = direct_edges(4096, 4096, 4);
         assert_eq!(direct_input_rows(4096, 4096, 16384, 4), edge0);
     }
     use crate::{Array, DType, MemoryFormat, Scalar, TensorIteratorConfig};

@@ -104,6 +104,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
                     |r| s.wrapping_offset(rows[r]),
                     |c| d.wrapping_offset(cols[c]),
                     (nr, nc),
+                    super::lines512::Joins::default(),
                 )
             };
             continue;

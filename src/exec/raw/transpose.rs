@@ -12,29 +12,91 @@
 use super::lines256;
 #[cfg(target_arch = "x86_64")]
 use super::lines512;
+use super::lines512::Joins;
 use super::pack;
 use super::Block;
 
-/// Copies `blk`'s operand 1 into its operand 0, both of `width`-byte elements (a direct walk's
-/// tile: the two must not overlap, which the tiled walk's order checks ensure). `stream`:
-/// write whole output lines with non-temporal stores where they are aligned; the walk calls
-/// [`fence`] before it returns.
-pub(crate) fn copy_tile(blk: &Block, width: usize, stream: bool) {
-    let w = width as isize;
-    let (d0, d1) = (blk.stride0(0), blk.stride1(0));
-    let (s0, s1) = (blk.stride0(1), blk.stride1(1));
+/// Copies `blk`'s operand 1 into its operand 0, both of `width`-byte elements, in tiles of
+/// the block's whole width and `edge(i)` rows from row `i` on (a direct walk's column of
+/// tiles: the two operands must not overlap, which the tiled walk's order checks ensure).
+/// `stream`: write whole output lines with non-temporal stores where they are aligned; the
+/// walk calls [`fence`] before it returns. Output columns realigned in registers
+/// (`lines512::copy_tile_realigned`) are joined from tile to tile ([`lines512::Joins`]).
+pub(crate) fn copy_tiles(blk: &Block, width: usize, stream: bool, edge: impl Fn(usize) -> usize) {
     let (n0, n1) = (blk.size0(), blk.size1());
-    let (src, dst) = (blk.ptr(1) as *const u8, blk.ptr(0));
+    let (s0, d0) = (blk.stride0(1), blk.stride0(0));
+    let rows = |i: usize| (edge(i).max(1)).min(n0 - i);
+    let mut after_previous = false;
+    let mut i = 0;
+    while i < n0 {
+        let t = rows(i);
+        let next = if i + t < n0 { rows(i + t) } else { 0 };
+        let into_next = next > 0 && joinable(blk, width, stream, (t, next));
+        let joins = Joins {
+            after_previous,
+            into_next,
+        };
+        let (src, dst) = (
+            blk.ptr(1).wrapping_offset(i as isize * s0) as *const u8,
+            blk.ptr(0).wrapping_offset(i as isize * d0),
+        );
+        let strides = ((s0, blk.stride1(1)), (d0, blk.stride1(0)));
+        // SAFETY: rows i..i + t of the block, and with `into_next` the next tile's rows
+        // (i + t + 16 <= n0: at least 32 of them): the block's guarantee; `joins` as
+        // `copy_tile` asks ([`joinable`]).
+        unsafe { copy_tile(src, dst, strides, (t, n1), width, stream, joins) };
+        after_previous = into_next;
+        i += t;
+    }
+}
+
+/// Whether tiles of `t` and then `next` rows of `blk` (a direct walk's, [`copy_tiles`]) both
+/// take the realigned AVX-512 kernel ([`lines_avx512_4`]'s conditions, which hold for both or
+/// neither) and can be joined ([`Joins::possible`]).
+fn joinable(blk: &Block, width: usize, stream: bool, (t, next): (usize, usize)) -> bool {
+    let (dc, dst) = (blk.stride1(0), blk.ptr(0) as usize);
+    let realigned = |nr: usize| dc % 64 != 0 && dc % 4 == 0 && dc != 4 * nr as isize && nr >= 32;
+    cfg!(target_arch = "x86_64")
+        && width == 4
+        && stream
+        && crate::exec::cpu::avx512()
+        && blk.stride0(0) == 4
+        && blk.stride1(1) == 4
+        && blk.size1() > 1
+        && dst.is_multiple_of(4)
+        && realigned(t)
+        && realigned(next)
+        && Joins::possible(t, next)
+}
+
+/// One tile of [`copy_tiles`]: element `(i, j)` from `src + i·s0 + j·s1` to `dst + i·d0 +
+/// j·d1` for `i < n0`, `j < n1`.
+///
+/// # Safety
+/// Those elements are valid on both sides (writable in `dst`), the two do not overlap; with
+/// `joins` other than the default, the tile takes the realigned kernel ([`joinable`]), and
+/// `joins.into_next`'s rows `n0..n0 + 16` are valid too.
+unsafe fn copy_tile(
+    src: *const u8,
+    dst: *mut u8,
+    ((s0, s1), (d0, d1)): ((isize, isize), (isize, isize)),
+    (n0, n1): (usize, usize),
+    width: usize,
+    stream: bool,
+    joins: Joins,
+) {
+    let w = width as isize;
     #[cfg(target_arch = "x86_64")]
     if d0 == w && s1 == w && n0 > 1 && n1 > 1 {
         // SAFETY: every `(i, j)` with `i < n0`, `j < n1` addresses an element of `width` bytes
-        // in both operands (the block's guarantee), writable in operand 0; element `(i, j)` of
+        // on both sides (the caller's guarantee), writable in the output; element `(i, j)` of
         // the input is at `src + i·s0 + j·w` and of the output at `dst + i·w + j·d1`, as the
-        // kernels want (unaligned accesses only); the features they need are checked here.
+        // kernels want (unaligned accesses only); the features they need are checked here;
+        // `joins` as the caller says.
         unsafe {
             match width {
                 4 if crate::exec::cpu::avx512() => {
-                    lines_avx512_4(src, s0, dst, d1, (n0, n1), stream)
+                    lines_avx512_4(src, s0, dst, d1, (n0, n1), stream, joins)
                 }
                 4 if super::wide() => lines_avx2::<8>(src, s0, dst, d1, (n0, n1), stream),
                 8 if super::wide() => lines_avx2::<4>(src, s0, dst, d1, (n0, n1), stream),
@@ -51,7 +113,12 @@ pub(crate) fn copy_tile(blk: &Block, width: usize, stream: bool) {
         && [src as isize, dst as isize, s0, s1, d0, d1]
             .iter()
             .all(|&x| x % w == 0);
-    // SAFETY: as above, with the block's own strides; `pack::copy_tile` reads aligned typed
+    debug_assert_eq!(
+        joins,
+        Joins::default(),
+        "joined tiles take the realigned kernel"
+    );
+    // SAFETY: as above, with the tile's own strides; `pack::copy_tile` reads aligned typed
     // elements, which `aligned` checked.
     unsafe {
         if aligned {
@@ -236,7 +303,8 @@ unsafe fn masked_columns<const L: usize>(
 /// row, the edges masked ([`lines512`]).
 ///
 /// # Safety
-/// As for [`lines_avx2`], with AVX-512F instead of AVX2.
+/// As for [`lines_avx2`], with AVX-512F instead of AVX2; `joins` other than the default only
+/// where the realigned kernel runs, as [`lines512::copy_tile_realigned`] asks.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn lines_avx512_4(
@@ -246,6 +314,7 @@ unsafe fn lines_avx512_4(
     dc: isize,
     (nr, nc): (usize, usize),
     stream: bool,
+    joins: Joins,
 ) {
     // full output runs start at `dst + c·dc + 64k`
     let aligned = (dst as usize).is_multiple_of(64) && dc % 64 == 0;
@@ -264,16 +333,22 @@ unsafe fn lines_avx512_4(
         && (dst as usize).is_multiple_of(4)
         && dc % 4 == 0
     {
-        // SAFETY: as below.
+        // SAFETY: as below, and the caller's guarantees for `joins`.
         unsafe {
             lines512::copy_tile_realigned(
                 |r| src.wrapping_offset(r as isize * sr),
                 |c| dst.wrapping_offset(c as isize * dc),
                 (nr, nc),
+                joins,
             )
         };
         return;
     }
+    debug_assert_eq!(
+        joins,
+        Joins::default(),
+        "joined tiles take the realigned kernel"
+    );
     let store = if stream && aligned {
         lines512::Store::Stream
     } else if stream && run >= crate::exec::stores::staged_run(adjacent) {
@@ -398,7 +473,7 @@ fn transpose8x16(x: [std::arch::x86_64::__m128i; 8]) -> [std::arch::x86_64::__m1
 mod tests {
     use super::*;
 
-    /// Runs [`copy_tile`] on an `n0 × n1` tile cut from bigger buffers at an offset (so that
+    /// Runs [`copy_tiles`] on one `n0 × n1` tile cut from bigger buffers at an offset (so that
     /// fringes and unaligned starts occur) and compares with the naive loop, for the layouts
     /// the direct walk gives (output along dim 0, input along dim 1) and others.
     fn check<T: Copy + PartialEq + std::fmt::Debug + Default>(
@@ -443,7 +518,7 @@ mod tests {
         // SAFETY: (i, j) with i < n0, j < n1 lies inside both padded buffers (rows of at most
         // max(n0, n1) + 64 elements, `off` < 64); the output is a local buffer.
         let blk = unsafe { Block::new(&ptrs, &strides0, &strides1, n0, n1) };
-        copy_tile(&blk, width, stream);
+        copy_tiles(&blk, width, stream, |_| n0);
         fence();
         let sat = |base: usize, s0: isize, s1: isize, i: usize, j: usize| {
             (base as isize + (i as isize * s0 + j as isize * s1) / w) as usize
@@ -467,6 +542,53 @@ mod tests {
             written, inside,
             "{n0}x{n1} width {width}: writes outside the tile"
         );
+    }
+
+    /// A column of streamed tiles into output columns off the cache lines (rows of `n0 + 1`
+    /// or `n0 + 5` elements, starting 0-15 elements past a line): the realigned kernel's
+    /// tiles joined where both sides have 32 rows or more, every element copied once, and
+    /// nothing outside written; tiles of 32-80 rows, the last one shorter or longer than 32.
+    #[test]
+    fn joined_tiles_copy_every_element_once() {
+        for n0 in [32usize, 63, 64, 65, 95, 96, 100, 128, 161, 300] {
+            for n1 in [2usize, 16, 17, 40] {
+                for edge in [32usize, 48, 64, 80] {
+                    for (pad, skew) in [(1usize, 0usize), (5, 7), (1, 15)] {
+                        let ld = n0 + pad;
+                        let src_row = n1 + 3;
+                        let src: Vec<u32> = (0..n0 * src_row + 8).map(|i| i as u32 + 1).collect();
+                        let mut buf = vec![0u32; ld * n1 + 64];
+                        let skip = (buf.as_ptr() as usize).wrapping_neg() % 64 / 4 + skew;
+                        let ptrs = [
+                            buf[skip..].as_mut_ptr() as *mut u8,
+                            src[1..].as_ptr() as *mut u8,
+                        ];
+                        let (strides0, strides1) =
+                            ([4, 4 * src_row as isize], [4 * ld as isize, 4]);
+                        // SAFETY: (i, j) with i < n0, j < n1 at `1 + i·src_row + j` in `src`
+                        // and `skip + i + j·ld` in `buf` (`skip` < 32, 64 spare elements).
+                        let blk = unsafe { Block::new(&ptrs, &strides0, &strides1, n0, n1) };
+                        copy_tiles(&blk, 4, true, |_| edge);
+                        fence();
+                        for j in 0..n1 {
+                            for i in 0..n0 {
+                                assert_eq!(
+                                    buf[skip + i + j * ld],
+                                    src[1 + i * src_row + j],
+                                    "{n0}x{n1} edge {edge} pad {pad} skew {skew} at ({i}, {j})"
+                                );
+                            }
+                        }
+                        let written = buf.iter().filter(|&&x| x != 0).count();
+                        assert_eq!(
+                            written,
+                            n0 * n1,
+                            "{n0}x{n1} edge {edge} pad {pad} skew {skew}: writes outside"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// The AVX2 line kernel of 4-byte elements, which CPUs with AVX-512 no longer take

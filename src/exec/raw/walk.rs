@@ -247,6 +247,22 @@ impl<'p> Walk<'p> {
             let mut j = 0;
             while j < size1 {
                 let tile1 = self.edges.1.min(size1 - j);
+                if let Some((width, stream)) = self.direct {
+                    // a column of tiles, cut along dim 0 by the transposing copy itself (which
+                    // joins neighbouring tiles' output lines)
+                    for (k, p) in ptrs.iter_mut().enumerate() {
+                        *p = corner[k].wrapping_offset(j as isize * strides1[k]);
+                    }
+                    // SAFETY: elements `(0.., j..)` of the current 2-D block, which the
+                    // DimCounter keeps inside the walk's shape: valid by the contract of
+                    // `from_parts`.
+                    let column = unsafe { Block::new(&ptrs, strides0, strides1, size0, tile1) };
+                    transpose::copy_tiles(&column, width, stream, |i| {
+                        self.tile_edge0(i, size0, head)
+                    });
+                    j += tile1;
+                    continue;
+                }
                 let mut i = 0;
                 while i < size0 {
                     let tile0 = self.tile_edge0(i, size0, head);
@@ -259,9 +275,7 @@ impl<'p> Walk<'p> {
                     // `from_parts`.
                     let tile = unsafe { Block::new(&ptrs, strides0, strides1, tile0, tile1) }
                         .streaming_output(self.stream_out);
-                    if let Some((width, stream)) = self.direct {
-                        transpose::copy_tile(&tile, width, stream);
-                    } else if self.scratch_lines == 0 {
+                    if self.scratch_lines == 0 {
                         f(&tile);
                     } else {
                         self.run_packed(&tile, &mut scratch, f);
