@@ -115,11 +115,12 @@ def test_streamed_permuting_copy() -> None:
     threshold of the machines measured, 8 MiB on a 32 MiB Zen 4 L3 at 1 thread and 12 MiB at
     2 for tiles reading many input rows apart (16 MiB for others), 2 MiB on an Intel Xeon,
     exec/stores.rs)."""
-    for threads in (1, 2):
-        check_permuted((2, 64, 184, 190), (0, 2, 3, 1), torch.float32, threads)
+    for threads, grain in PARALLELISM:
+        check_permuted((2, 64, 184, 190), (0, 2, 3, 1), torch.float32, threads, grain)
         # two long sides whose output columns lie off the cache lines: long tiles, each
-        # column's lines realigned in registers (exec/permute.rs `tile_edges`)
-        check_permuted((30, 106, 3, 21, 16, 3), (5, 3, 4, 2, 0, 1), torch.float32, threads)
+        # column's lines realigned in registers (exec/permute.rs `tile_edges`), the tiles
+        # along the rows joined (exec/raw/lines512.rs `Joins`) whichever thread takes them
+        check_permuted((30, 106, 3, 21, 16, 3), (5, 3, 4, 2, 0, 1), torch.float32, threads, grain)
 
 
 def test_streamed_transpose_into_columns_off_the_lines() -> None:

@@ -144,7 +144,12 @@ pub const GROUP_TARGET: usize = 1024;
 /// by (5, 3, 4, 2, 0, 1) copy went from 28% to 38-39%, (13, 27, 21, 24, 13, 4) by (3, 5, 4,
 /// 1, 0, 2) from 26% to 28-30%, the (9, 1449, 86, 7) reversal from 24-26% to 25-28%; realigned
 /// in the squares they lost (22-25%), and so did a short side's 1296-row tiles of (3, 90, 5,
-/// 12, 10, 50) by (3, 5, 1, 4, 0, 2) (26% against 32-36% staged).
+/// 12, 10, 50) by (3, 5, 1, 4, 0, 2) (26% against 32-36% staged). Since the tiles along the
+/// rows are joined (`raw::lines512::Joins`: the line where two tiles' runs of a column meet
+/// written whole by the first, not in two masked plain stores), the 2-core Xeon (1 thread,
+/// 8M float32) runs the realigned (9, 1449, 86, 7) reversal, (30, 106, 3, 21, 16, 3) by
+/// (5, 3, 4, 2, 0, 1) and (13, 27, 21, 24, 13, 4) by (3, 5, 4, 1, 0, 2) at 79-80% of the
+/// copy limit, from 63-64%.
 fn tile_edges(elem: usize, rows: usize, cols: usize, off_lines: bool) -> (usize, usize, bool) {
     const STEP: usize = 16;
     let elements = (super::cache::sizes().l2 / 4 / elem).max(STEP * STEP);

@@ -514,8 +514,9 @@ pub fn describe(plan: &TensorIterator) -> String {
             sizes.l3 >> 10,
             if p.realign {
                 "; the output's columns lie off the cache lines: tiles long down them, each \
-                 column's whole lines realigned in registers and streamed, its partial end \
-                 lines stored plainly"
+                 column's whole lines realigned in registers and streamed, the line where two \
+                 tiles' runs meet written whole by the first, only each column's own partial \
+                 end lines stored plainly"
             } else {
                 ""
             },

@@ -31,7 +31,9 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         len_r <= WHOLE_TABLE_TILES * p.tile_r,
         len_c <= WHOLE_TABLE_TILES * p.tile_c,
     );
-    let mut in_row = vec![0isize; if whole.0 { len_r } else { p.tile_r }];
+    // (a tile's own table holds the next tile's first 16 rows too, for a realigned tile
+    // joined into it: `lines512::Joins`)
+    let mut in_row = vec![0isize; if whole.0 { len_r } else { p.tile_r + 16 }];
     let mut out_col = vec![0isize; if whole.1 { len_c } else { p.tile_c }];
     if whole.0 {
         p.rows.offsets(0, &mut in_row);
@@ -59,10 +61,12 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         let (r0, c0) = (tr * p.tile_r, tc * p.tile_c);
         let (nr, nc) = (p.tile_r.min(len_r - r0), p.tile_c.min(len_c - c0));
         let (at_r, at_c) = (if whole.0 { r0 } else { 0 }, if whole.1 { c0 } else { 0 });
-        let (rows, cols) = (&mut in_row[at_r..at_r + nr], &mut out_col[at_c..at_c + nc]);
+        // this tile's rows and those of the next tile's first 16 that exist
+        let reach = (nr + 16).min(len_r - r0);
         if have.0 != tr && !whole.0 {
-            p.rows.offsets(r0, rows);
+            p.rows.offsets(r0, &mut in_row[..reach]);
         }
+        let (rows, cols) = (&in_row[at_r..at_r + reach], &mut out_col[at_c..at_c + nc]);
         if have.1 != tc && !whole.1 {
             p.cols.offsets(c0, cols);
         }
@@ -88,23 +92,40 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         }
         let s = src.get().wrapping_offset(off_in + (c0 * e) as isize) as *const u8;
         let d = dst.get().wrapping_offset(off_out + (r0 * e) as isize);
-        let (rows, cols) = (&*rows, &*cols);
+        let (ahead, rows, cols) = (rows, &rows[..nr], &*cols);
+        // whether a tile of `n` rows over these columns takes the realigned kernel (its
+        // neighbours along the rows have the same columns and output alignment)
+        let realigned = |n: usize, lines: &OutputLines| {
+            p.realign
+                && k == Kernel::Avx512x4
+                && lines.apart
+                && n >= 32
+                && lines.aligned_to >= 4
+                && (d as usize).is_multiple_of(4)
+        };
         #[cfg(target_arch = "x86_64")]
-        if p.realign
-            && k == Kernel::Avx512x4
-            && lines.apart
-            && nr >= 32
-            && lines.aligned_to >= 4
-            && (d as usize).is_multiple_of(4)
-        {
+        if realigned(nr, &lines) {
+            // the tiles before and after along the rows (items whichever thread takes them)
+            // join this one where they take the realigned kernel too
+            use super::lines512::Joins;
+            let neighbour = |n: usize| n == nr || realigned(n, &OutputLines::of(cols, n * e));
+            let next = (len_r - r0 - nr).min(p.tile_r);
+            let joins = Joins {
+                after_previous: r0 > 0 && Joins::possible(p.tile_r, nr) && neighbour(p.tile_r),
+                into_next: next > 0 && Joins::possible(nr, next) && neighbour(next),
+            };
             // SAFETY: as for the kernels below (AVX-512F: `k`); the output columns are
-            // 4-byte aligned (checked here), as its strips ask; the walk fences after.
+            // 4-byte aligned (checked here), as its strips ask; with `into_next`, `ahead`
+            // holds the next tile's first 16 rows (it has at least 32: `Joins::possible`),
+            // whose output this tile writes up to each column's first line boundary and
+            // which that tile then leaves, as `joins.after_previous` says there; the walk
+            // fences after.
             unsafe {
                 super::lines512::copy_tile_realigned(
-                    |r| s.wrapping_offset(rows[r]),
+                    |r| s.wrapping_offset(ahead[r]),
                     |c| d.wrapping_offset(cols[c]),
                     (nr, nc),
-                    super::lines512::Joins::default(),
+                    joins,
                 )
             };
             continue;
@@ -442,7 +463,7 @@ mod tests {
     /// threads would run them.
     #[test]
     fn permuting_copies_at_tile_edges_match_the_naive_loop() {
-        let cases: [(&[usize], &[usize]); 20] = [
+        let cases: [(&[usize], &[usize]); 23] = [
             (&[15, 16], &[1, 0]),
             // tiles shorter than a register step (14 and 5 rows: the edge blocks alone), the
             // last columns short of a register too
@@ -470,6 +491,11 @@ mod tests {
             // columns apart in the kernels' strips (6 fastest, 480 bytes apart), 16 of them
             // adjacent in the output: staged, the image's runs 16 columns long
             (&[20, 16, 6, 3], &[2, 1, 3, 0]),
+            // rows long enough for realigned tiles to join along them (48 + 48 + 4, 64 + 36;
+            // 48 · 3 + 17, 64 + 64 + 33; with outer indices), ranges split between joins
+            (&[100, 17], &[1, 0]),
+            (&[161, 33], &[1, 0]),
+            (&[113, 20, 3], &[1, 0, 2]),
         ];
         for (shape, perm) in cases {
             let numel: usize = shape.iter().product();
@@ -546,6 +572,7 @@ mod tests {
             (Some((48, 40)), true, false),
             (Some((48, 40)), true, true),
             (Some((33, 17)), true, true),
+            (Some((64, 24)), true, true),
         ] {
             let Some(mut p) = plan_any_size(
                 shape,
