@@ -31,7 +31,7 @@ pub(crate) fn copy_tiles(blk: &Block, width: usize, stream: bool, edge: impl Fn(
     while i < n0 {
         let t = rows(i);
         let next = if i + t < n0 { rows(i + t) } else { 0 };
-        let into_next = next > 0 && joinable(blk, width, stream, (t, next));
+        let into_next = next > 0 && joinable(blk, width, stream, i, (t, next));
         let joins = Joins {
             after_previous,
             into_next,
@@ -50,23 +50,34 @@ pub(crate) fn copy_tiles(blk: &Block, width: usize, stream: bool, edge: impl Fn(
     }
 }
 
-/// Whether tiles of `t` and then `next` rows of `blk` (a direct walk's, [`copy_tiles`]) both
-/// take the realigned AVX-512 kernel ([`lines_avx512_4`]'s conditions, which hold for both or
-/// neither) and can be joined ([`Joins::possible`]).
-fn joinable(blk: &Block, width: usize, stream: bool, (t, next): (usize, usize)) -> bool {
-    let (dc, dst) = (blk.stride1(0), blk.ptr(0) as usize);
-    let realigned = |nr: usize| dc % 64 != 0 && dc % 4 == 0 && dc != 4 * nr as isize && nr >= 32;
+/// Whether the tiles of `t` rows from row `i` of `blk` and of `next` rows after it (a direct
+/// walk's, [`copy_tiles`]) both take the realigned AVX-512 kernel ([`copy_tile`]'s dispatch
+/// to [`lines_avx512_4`], then [`realigns`]) and can be joined ([`Joins::possible`]).
+fn joinable(blk: &Block, width: usize, stream: bool, i: usize, (t, next): (usize, usize)) -> bool {
+    let dc = blk.stride1(0);
+    let tile_dst = |i: usize| blk.ptr(0).wrapping_offset(i as isize * blk.stride0(0)) as *const u8;
     cfg!(target_arch = "x86_64")
         && width == 4
-        && stream
         && crate::exec::cpu::avx512()
         && blk.stride0(0) == 4
         && blk.stride1(1) == 4
         && blk.size1() > 1
-        && dst.is_multiple_of(4)
-        && realigned(t)
-        && realigned(next)
         && Joins::possible(t, next)
+        && realigns(tile_dst(i), dc, t, stream)
+        && realigns(tile_dst(i + t), dc, next, stream)
+}
+
+/// Whether [`lines_avx512_4`] writes a tile of `nr` rows at `dst`, output columns `dc` bytes
+/// apart, through the realigned kernel (`lines512::copy_tile_realigned`): streamed output
+/// columns that are not line-aligned, apart (not one run) and at least two blocks long.
+fn realigns(dst: *const u8, dc: isize, nr: usize, stream: bool) -> bool {
+    let aligned = (dst as usize).is_multiple_of(64) && dc % 64 == 0;
+    stream
+        && !aligned
+        && dc != 4 * nr as isize
+        && nr >= 32
+        && (dst as usize).is_multiple_of(4)
+        && dc % 4 == 0
 }
 
 /// One tile of [`copy_tiles`]: element `(i, j)` from `src + i·s0 + j·s1` to `dst + i·d0 +
@@ -316,23 +327,11 @@ unsafe fn lines_avx512_4(
     stream: bool,
     joins: Joins,
 ) {
-    // full output runs start at `dst + c·dc + 64k`
-    let aligned = (dst as usize).is_multiple_of(64) && dc % 64 == 0;
     // output columns that are not line-aligned are streamed realigned in registers when
-    // they are apart and at least two blocks long (`lines512::copy_tile_realigned`), else
-    // staged if their runs (a strip's 16 as one where they are adjacent: one run through the
-    // scratch, where realigned each column would end in partial lines) are long
-    // (`lines512::Store::Staged`)
-    let adjacent = dc == 4 * nr as isize;
-    let run = if adjacent { 64 * nr } else { 4 * nr };
-    let mut scratch = Vec::new();
-    if stream
-        && !aligned
-        && !adjacent
-        && nr >= 32
-        && (dst as usize).is_multiple_of(4)
-        && dc % 4 == 0
-    {
+    // they are apart and at least two blocks long ([`realigns`]), else staged if their runs
+    // (a strip's 16 as one where they are adjacent: one run through the scratch, where
+    // realigned each column would end in partial lines) are long (`lines512::Store::Staged`)
+    if realigns(dst, dc, nr, stream) {
         // SAFETY: as below, and the caller's guarantees for `joins`.
         unsafe {
             lines512::copy_tile_realigned(
@@ -349,6 +348,11 @@ unsafe fn lines_avx512_4(
         Joins::default(),
         "joined tiles take the realigned kernel"
     );
+    // full output runs start at `dst + c·dc + 64k`
+    let aligned = (dst as usize).is_multiple_of(64) && dc % 64 == 0;
+    let adjacent = dc == 4 * nr as isize;
+    let run = if adjacent { 64 * nr } else { 4 * nr };
+    let mut scratch = Vec::new();
     let store = if stream && aligned {
         lines512::Store::Stream
     } else if stream && run >= crate::exec::stores::staged_run(adjacent) {
