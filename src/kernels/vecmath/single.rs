@@ -282,36 +282,37 @@ pub fn tanh_fast_domain(_x: f32) -> bool {
     true
 }
 
-/// Where [`tanh`] takes the odd polynomial: |x| < 0.8. Above, `2/(e^{2|x|} + 1)` is below
-/// 0.34, so the roundings of the exponential and the quotient (under 2.8 units of 2^-24
-/// relative to it) stay under one ulp of `1 - 2/(…)`; below, the polynomial's correction
-/// term `|x|³·P` is at most about a fifth of the result (0.205 at 0.8), so its roundings
-/// (about 4 units of 2^-24 relative to it) do too. Bounds, not measured errors: a harness
-/// sweep of every f32 found none above 1 ulp.
-const TANH_SPLIT: f32 = 0.8;
+/// Where [`tanh`] takes the odd polynomial: |x| < 0.65. Above, the quotient
+/// `q = 2/(e^{2|x|} + 1)` is below 0.43, so its error (the roundings of `e^{2r}`, of `d` and
+/// of the quotient, under about 2.4 units of 2^-24 relative to it) is about one unit of
+/// 2^-24 in `1 - q` ≥ 0.57 at most; below, the polynomial's term `|x|³·P` is at most 0.14 of
+/// the result, so its roundings (about 4 units of 2^-24 relative to it) stay near half a
+/// unit. Bounds, not measured errors: a harness sweep of every f32 below 10.5 found every
+/// result within 1 ulp of f64's `tanh` rounded, 0.37% of them 1 ulp off (0.26% with the
+/// split at 0.8, a polynomial a degree longer and `e^{2r} - 1` kept apart from the 1: six
+/// operations more).
+const TANH_SPLIT: f32 = 0.65;
 
-/// `tanh(a) = a + a³·P(a²)` for |a| < [`TANH_SPLIT`]: a degree-5 minimax fit (Remez
-/// exchange at 200 bits, made for ferroiter) of `(tanh(a) - a)/a³`, relative error 2^-28 of
-/// the result.
-const TANH_P: [f32; 6] = [
-    -0.333_333,
-    0.133_322_21,
-    -0.053_852_33,
-    0.021_302_992,
-    -0.007_409_558_4,
-    0.001_584_756_8,
+/// `tanh(a) = a + a³·P(a²)` for |a| < [`TANH_SPLIT`]: a degree-4 weighted minimax fit
+/// (Lawson's iteration in f64, coefficients rounded to f32 one at a time, the rest refitted;
+/// made for ferroiter) of `(tanh(a) - a)/a³`, relative error 2^-27.1 of the result.
+const TANH_P: [f32; 5] = [
+    -0.333_332_6,
+    0.133_308_28,
+    -0.053_687_703,
+    0.020_468_192,
+    -0.005_513_676_4,
 ];
 
-/// `(e^{2r} - 1)/r` for |r| ≤ ln2/4: a degree-6 minimax fit (as [`TANH_P`]), absolute error
-/// 2^-28.9 in `e^{2r} - 1`.
-const EXP2_P: [f32; 7] = [
+/// `e^{2r} = 1 + r·E(r)` for |r| ≤ ln2/4: a degree-6 fit of `e^{2r}` with its first two
+/// coefficients fixed at 1 and 2 (as [`TANH_P`]), relative error 2^-28.3.
+const EXP2_E: [f32; 6] = [
     2.0,
-    2.0,
-    1.333_329_2,
-    0.666_661_1,
-    0.266_963_15,
-    0.089_246_54,
-    0.019_399_04,
+    1.999_999_8,
+    1.333_321_7,
+    0.666_692_1,
+    0.267_797_2,
+    0.088_457_39,
 ];
 
 /// [`SHIFTER`] plus the exponent bias: `y + SHIFTER_BIASED` holds `k + 127` in its low bits,
@@ -319,28 +320,26 @@ const EXP2_P: [f32; 7] = [
 const SHIFTER_BIASED: f32 = SHIFTER + 127.0;
 
 /// `tanh(x)`, both branches computed and one selected (a vector blend):
-/// |x| < 0.8 an odd polynomial; above, `1 - 2/(e^{2|x|} + 1)` with `e^{2|x|} = 2^k·(1 + p)`
-/// and `p` from [`EXP2_P`] on the reduced `r = |x| - k·ln2/2` (no error terms carried: see
+/// |x| < 0.65 an odd polynomial; above, `1 - 2/d` with `d = e^{2|x|} + 1 = 2^k·e^{2r} + 1`
+/// rounded once, `e^{2r}` from [`EXP2_E`] on `r = |x| - k·ln2/2` (one FMA with ln 2's f32:
+/// the rest of ln 2 moves `q` by under 2^-29, and no error terms are carried: see
 /// [`TANH_SPLIT`]). Past |x| = 10 the result rounds to ±1, so |x| is clamped there
-/// (infinities too). About 30 vector operations for 16 lanes, where the expm1-based kernel
-/// this replaced took 55; every non-negative f32 below 12 was checked within 1 ulp of f64's
-/// `tanh` rounded (0.26% of them 1 ulp off), the negative ones are their mirror.
+/// (infinities too). 24 vector operations for 16 lanes (30 before the split moved from 0.8
+/// and the exponential lost its low part of ln 2 and a term: 0.31 -> 0.27 ns an element in a
+/// scratch harness, 2-core Intel Xeon); every non-negative f32 below 10.5 was checked within
+/// 1 ulp of f64's `tanh` rounded, the negative ones are their mirror.
 #[inline(always)]
 pub fn tanh(x: f32) -> f32 {
     let a = x.abs();
     let z = a * a;
     let near = (a * z).mul_add(horner(&TANH_P, z), a);
     let b = a.min(10.0);
-    // k = round(2b/ln2) and 2^k from one FMA; b - k·ln2/2 is exact under FMA (a multiple
-    // of 2^-25 below 0.18), r its rounding with the rest of ln2
+    // k = round(2b/ln2) and 2^k from one FMA; b - k·ln2/2 rounded once
     let t = b.mul_add(2.0 * std::f32::consts::LOG2_E, SHIFTER_BIASED);
     let k = t - SHIFTER_BIASED;
     let s = f32::from_bits(t.to_bits() << 23);
-    let r1 = (-k).mul_add(LN2_HI * 0.5, b);
-    let r = (-k).mul_add(LN2_LO * 0.5, r1);
-    // e^{2b} + 1 = (s + 1) + s·p, rounded once (s + 1 is exact while k ≤ 23, and past that
-    // its rounding is far below the result's ulp)
-    let d = s.mul_add(r * horner(&EXP2_P, r), s + 1.0);
+    let r = (-k).mul_add(LN2_HI * 0.5, b);
+    let d = s.mul_add(r.mul_add(horner(&EXP2_E, r), 1.0), 1.0);
     let far = 1.0 - 2.0 / d;
     // (NaN fails `a >= TANH_SPLIT`: the polynomial passes it on)
     select(a >= TANH_SPLIT, far, near).copysign(x)
