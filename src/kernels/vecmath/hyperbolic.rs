@@ -6,7 +6,7 @@
 #![forbid(unsafe_code)]
 
 use super::exp_log::{exp, exp_dd, horner, LN2_HI, LN2_LO};
-use super::lane::{pow2, recip_lite, round_scaled, select, two_sum};
+use super::lane::{pow2, recip_lite, round_scaled_pow2, select, two_sum};
 
 /// `(expm1(r) - r)/r²` for |r| ≤ ln2/2 as a polynomial, lowest degree first: minimax
 /// coefficients fitted for ferroiter (a Remez exchange at 256-bit precision, error weighted
@@ -66,7 +66,7 @@ pub fn tanh<const LITE: bool>(x: f64) -> f64 {
     // past 19.1 the result rounds to 1
     let a = select(a > 20.0, 20.0, a);
     let y = -2.0 * a;
-    let (k, ki) = round_scaled(y, std::f64::consts::LOG2_E);
+    let (k, s) = round_scaled_pow2(y, std::f64::consts::LOG2_E);
     // y - k·ln2 = r + r_lo (as in `sigmoid_near`)
     let r1 = (-k).mul_add(LN2_HI, y);
     let r = (-k).mul_add(LN2_LO, r1);
@@ -78,7 +78,6 @@ pub fn tanh<const LITE: bool>(x: f64) -> f64 {
     let pl = r_lo.mul_add(ph, corr - (ph - r));
     // E = (s - 1) + s·(ph + pl), s = 2^k ≤ 1: s - 1 = t + te exactly, and |t| ≥ |s·ph|
     // unless k = 0 (then t = 0), so each sum's rounding error is exact in two operations
-    let s = pow2(ki);
     let t = s - 1.0;
     let te = s - (t + 1.0);
     let sp = s * ph;
@@ -132,7 +131,9 @@ pub fn sigmoid_near_domain(x: f64) -> bool {
 #[inline(always)]
 pub fn sigmoid_near(x: f64) -> f64 {
     let y = -x;
-    let (k, ki) = round_scaled(y, std::f64::consts::LOG2_E);
+    // k nearest y/ln2 and w = 2^-k, from x (rounding to nearest even is symmetric)
+    let (nk, w) = round_scaled_pow2(x, std::f64::consts::LOG2_E);
+    let k = -nk;
     // exact under FMA (see `exp_log::reduce_ln2`)
     let r1 = (-k).mul_add(LN2_HI, y);
     let t = k * LN2_LO;
@@ -141,7 +142,6 @@ pub fn sigmoid_near(x: f64) -> f64 {
     let q = (r * r).mul_add(horner(&EXPM1_Q10, r), -t);
     // 1/(1 + 2^k·(1 + p)) = w/(w + 1 + p) with w = 2^-k: 1 + w is exact (|k| ≤ 52), and no
     // product with 2^k is needed before the last
-    let w = pow2(-ki);
     let a = 1.0 + w;
     // r1 + q as p + pe (|r1| ≥ |q| but where both are far below 1's ulp), then a + p as
     // u + ue (|a| > 1 > |p|)

@@ -26,6 +26,19 @@ pub fn round_scaled(x: f64, scale: f64) -> (f64, i64) {
     (k, t.to_bits().wrapping_sub(SHIFTER.to_bits()) as i64)
 }
 
+/// [`SHIFTER`] plus the exponent bias: `x·scale + SHIFTER_BIASED`, rounded, holds `k + 1023`
+/// (the biased exponent of `2^k`) in its low mantissa bits.
+const SHIFTER_BIASED: f64 = SHIFTER + 1023.0;
+
+/// The integer `k` nearest `x·scale` (in one FMA, as [`round_scaled`]) and `2^k`, for `k` in
+/// [-1022, 1023]: the low bits shifted into the exponent field (the shifter's own bits leave
+/// at the top), one operation where [`round_scaled`]'s integer and [`pow2`] take three.
+#[inline(always)]
+pub fn round_scaled_pow2(x: f64, scale: f64) -> (f64, f64) {
+    let t = x.mul_add(scale, SHIFTER_BIASED);
+    (t - SHIFTER_BIASED, f64::from_bits(t.to_bits() << 52))
+}
+
 /// `2^k` for `k` in [-1022, 1023], from the exponent bits.
 #[inline(always)]
 pub fn pow2(k: i64) -> f64 {
