@@ -71,13 +71,18 @@ fn joinable(blk: &Block, width: usize, stream: bool, i: usize, (t, next): (usize
 /// apart, through the realigned kernel (`lines512::copy_tile_realigned`): streamed output
 /// columns that are not line-aligned, apart (not one run) and at least two blocks long.
 fn realigns(dst: *const u8, dc: isize, nr: usize, stream: bool) -> bool {
-    let aligned = (dst as usize).is_multiple_of(64) && dc % 64 == 0;
-    stream
-        && !aligned
-        && dc != 4 * nr as isize
-        && nr >= 32
-        && (dst as usize).is_multiple_of(4)
-        && dc % 4 == 0
+    let (aligned, adjacent) = output_columns(dst, dc, nr);
+    stream && !aligned && !adjacent && nr >= 32 && (dst as usize).is_multiple_of(4) && dc % 4 == 0
+}
+
+/// Where a tile of `nr` rows writes its float32 output columns, `dc` bytes apart from `dst`:
+/// on cache lines (full output runs start at `dst + c·dc + 64k`), and adjacent (the columns
+/// one run).
+fn output_columns(dst: *const u8, dc: isize, nr: usize) -> (bool, bool) {
+    (
+        (dst as usize).is_multiple_of(64) && dc % 64 == 0,
+        dc == 4 * nr as isize,
+    )
 }
 
 /// One tile of [`copy_tiles`]: element `(i, j)` from `src + i·s0 + j·s1` to `dst + i·d0 +
@@ -348,9 +353,7 @@ unsafe fn lines_avx512_4(
         Joins::default(),
         "joined tiles take the realigned kernel"
     );
-    // full output runs start at `dst + c·dc + 64k`
-    let aligned = (dst as usize).is_multiple_of(64) && dc % 64 == 0;
-    let adjacent = dc == 4 * nr as isize;
+    let (aligned, adjacent) = output_columns(dst, dc, nr);
     let run = if adjacent { 64 * nr } else { 4 * nr };
     let mut scratch = Vec::new();
     let store = if stream && aligned {

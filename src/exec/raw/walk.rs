@@ -244,15 +244,20 @@ impl<'p> Walk<'p> {
                 *p = self.base[k].0.wrapping_offset(offset);
             }
             let head = self.line_head(corner[0]);
+            // the operands' pointers at element (i, j) of the current 2-D block
+            let place = |ptrs: &mut PerOperand<*mut u8>, i: usize, j: usize| {
+                for (k, p) in ptrs.iter_mut().enumerate() {
+                    let offset = i as isize * strides0[k] + j as isize * strides1[k];
+                    *p = corner[k].wrapping_offset(offset);
+                }
+            };
             let mut j = 0;
             while j < size1 {
                 let tile1 = self.edges.1.min(size1 - j);
                 if let Some((width, stream)) = self.direct {
                     // a column of tiles, cut along dim 0 by the transposing copy itself (which
                     // joins neighbouring tiles' output lines)
-                    for (k, p) in ptrs.iter_mut().enumerate() {
-                        *p = corner[k].wrapping_offset(j as isize * strides1[k]);
-                    }
+                    place(&mut ptrs, 0, j);
                     // SAFETY: elements `(0.., j..)` of the current 2-D block, which the
                     // DimCounter keeps inside the walk's shape: valid by the contract of
                     // `from_parts`.
@@ -266,10 +271,7 @@ impl<'p> Walk<'p> {
                 let mut i = 0;
                 while i < size0 {
                     let tile0 = self.tile_edge0(i, size0, head);
-                    for (k, p) in ptrs.iter_mut().enumerate() {
-                        let offset = i as isize * strides0[k] + j as isize * strides1[k];
-                        *p = corner[k].wrapping_offset(offset);
-                    }
+                    place(&mut ptrs, i, j);
                     // SAFETY: elements `(i.., j..)` of the current 2-D block, which the
                     // DimCounter keeps inside the walk's shape: valid by the contract of
                     // `from_parts`.
