@@ -150,6 +150,18 @@ pub fn min_streamed_copy_row() -> usize {
 /// float32 `sin` and `tanh` and float64 `sin` 0.99-1.03x; 2 threads 1.04-1.59x. Rows from a
 /// strided input are gathered in chunks and streamed the same way (see `raw::lanes`).
 pub(crate) fn elementwise_streams(plan: &TensorIterator) -> bool {
+    // Every walk asks, and most plans are small: an output under both an L2 and a quarter of
+    // the L3 never streams by [`flat_output_streams`] (a near L3 wants operands past it, of
+    // which the output is at least a quarter; a far one an output of an L2), so such a plan
+    // skips counting the loop's threads and operand bytes (about 220 of the 9,800 instructions
+    // a 1-element add took in the extension, counted by callgrind).
+    let sizes = cache::sizes();
+    let out_bytes = plan
+        .numel()
+        .saturating_mul(plan.operands().first().map_or(0, |op| op.itemsize()));
+    if out_bytes < sizes.l2.min(sizes.l3 / 4) {
+        return false;
+    }
     elementwise_streams_on(plan, threads_sharing(plan.numel()))
 }
 

@@ -261,7 +261,7 @@ pub(crate) fn map1_lanes<const N: usize, K: LaneMap<N>>(blk: &Block, k: K) {
             lanes_rows::<N, { block_stores::STREAM_SSE2 }, K>(blk, k)
         }),
     }
-    fence_if(true);
+    fence_if(streamed);
 }
 
 #[cfg(test)]
