@@ -158,6 +158,67 @@ def test_attention_heads_swapped(head, dtype) -> None:
         assert torch.equal(out_t, want)
 
 
+def near_last_level() -> bool:
+    """Whether exec/stores.rs counts this CPU's last-level cache as near (not Intel's)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return "GenuineIntel" not in f.read()
+    except OSError:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("shape", "perm", "dtype", "input_order"),
+    [
+        # rows of 1588 bytes (partial lines at both ends), 32 MB out
+        ((46, 111, 4, 397), (1, 2, 0, 3), torch.float32, True),
+        # rows of 1040 bytes, the outer dims reversed
+        ((48, 120, 4, 130), (2, 1, 0, 3), torch.float64, True),
+        # rows of 260 bytes, just past the permuting copy's runs
+        ((65, 128, 8, 130), (1, 2, 0, 3), torch.int16, True),
+        # runs of 256 bytes: the permuting copy's; rows of 254: shorter than the walk takes
+        ((65, 128, 8, 128), (1, 2, 0, 3), torch.int16, False),
+        ((65, 130, 8, 127), (1, 2, 0, 3), torch.int16, False),
+    ],
+    ids=["float32-1588B", "float64-1040B", "int16-260B", "int16-256B", "int16-254B"],
+)
+def test_streamed_rows_walked_in_the_inputs_order(shape, perm, dtype, input_order) -> None:
+    """A permutation that keeps the last dim, its operands past the last-level cache: a
+    near-L3 machine walks the copy in the input's memory order and streams every output row
+    (exec/tiled.rs `input_order`), another keeps torch's order; the values and layout are
+    torch's either way, at 1 and 2 threads and with chunks of a tiny grain that cut the rows
+    anywhere, into a fresh output and into one 16 bytes past a cache line."""
+    t = distinct_values(shape, dtype)
+    want = t.permute(perm).contiguous()
+    for threads, grain in PARALLELISM:
+        check_permuted(shape, perm, dtype, threads, grain)
+        memory = torch.zeros(want.numel() + 64, dtype=dtype)
+        skip = (-memory.data_ptr() % 64 + 16) // t.element_size()
+        out_t = memory[skip : skip + want.numel()].view(want.shape)
+        with parallelism(threads, grain):
+            share(out_t).copy_(share(t).permute(perm))
+        assert out_t.data_ptr() % 64 == 16
+        assert torch.equal(out_t, want)
+        assert torch.count_nonzero(memory[:skip]) == 0
+        assert torch.count_nonzero(memory[skip + want.numel() :]) == 0
+    src = share(t).permute(perm)
+    text = fi.TensorIterator.copy_op(fi.empty(tuple(want.shape), dtype=src.dtype), src).explain()
+    assert ("the input's memory order" in text) == (input_order and near_last_level()), text
+
+
+def test_input_order_with_a_reversed_dim() -> None:
+    """The same walk over a numpy view read backwards along an outer dim (negative strides,
+    which torch lacks): sorted by the strides' sizes, against numpy's copy."""
+    base = (np.arange(46 * 111 * 4 * 397) % 32749).astype(np.float32).reshape(46, 111, 4, 397)
+    view = base[::-1].transpose(1, 2, 0, 3)
+    want = np.ascontiguousarray(view)
+    for threads, grain in PARALLELISM:
+        with parallelism(threads, grain):
+            got = fi.from_numpy(view).contiguous().numpy()
+        assert got.strides == want.strides
+        np.testing.assert_array_equal(got, want)
+
+
 def test_broadcast_input_permuted() -> None:
     """An expanded (stride-0) dim of the input inside the permuted copy."""
     t = distinct_values((37, 1, 45), torch.float32).expand(37, 29, 45)

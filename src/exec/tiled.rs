@@ -31,7 +31,8 @@
 #![forbid(unsafe_code)]
 
 use super::permute::PermuteCopy;
-use crate::plan::TensorIterator;
+use crate::plan::{TensorIterator, INLINE_DIMS};
+use smallvec::SmallVec;
 
 /// L1 data cache assumed by the packed walk: 32 KiB (current x86 — Intel, AMD Zen — and most
 /// ARM cores have 32 or 48).
@@ -234,6 +235,50 @@ pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
         return None;
     }
     order_kept(plan).is_none().then_some(p)
+}
+
+/// Shortest rows (bytes) of a streamed same-dtype copy that [`input_order`] walks in the
+/// input's order: rows of 64 float32 were the shortest measured (2x, see
+/// [`super::stores::streamed_copy_follows_input`]). The permuting copy, which comes first,
+/// takes runs up to [`MAX_RUN_BYTES`] and streamed whole-line runs
+/// ([`streams_whole_line_runs`]), so rows of 260 bytes, 520, 1588 come here.
+pub const INPUT_ORDER_MIN_ROW: usize = 256;
+
+/// The walk order (dims fastest first, dim 0 kept first) of a same-dtype copy whose rows are
+/// contiguous in both operands but whose outer dims the input lays out in another order (a
+/// permutation that keeps the last dim, e.g. (46, 111, 4, 397) by (1, 2, 0, 3)), when its
+/// stores stream and [`super::stores::streamed_copy_follows_input`]: the dims after 0 sorted
+/// by the input's strides, so that the input is read once in memory order while each row's
+/// whole lines are streamed to wherever the output keeps it (every row is streamed, whatever
+/// its length). torch's order reads the input's rows far apart (705 KB there), which the
+/// prefetchers follow poorly, and plain stores read every output line first. `None`: torch's
+/// order (also when the orders agree, a dim of the input is broadcast, or the permuting copy
+/// takes the plan).
+pub fn input_order(plan: &TensorIterator) -> Option<SmallVec<[usize; INLINE_DIMS]>> {
+    if !super::stores::streamed_copy_follows_input() || !is_direct_copy(plan) || plan.ndim() < 3 {
+        return None;
+    }
+    let ops = plan.operands();
+    let width = ops[0].itemsize();
+    let (out, inp) = (&ops[0].stride_bytes, &ops[1].stride_bytes);
+    let numel = plan.numel();
+    let rows_contiguous = out[0] == width as isize && inp[0] == width as isize;
+    if !rows_contiguous || plan.shape()[0] * width < INPUT_ORDER_MIN_ROW || inp[1..].contains(&0) {
+        return None;
+    }
+    let bytes = numel.saturating_mul(width);
+    let streams = super::stores::flat_output_streams(
+        bytes,
+        bytes.saturating_mul(2),
+        super::stores::threads_sharing(numel),
+    );
+    if !streams || order_kept(plan).is_some() {
+        return None;
+    }
+    let mut order: SmallVec<[usize; INLINE_DIMS]> = (0..plan.ndim()).collect();
+    order[1..].sort_by_key(|&d| inp[d].unsigned_abs());
+    let changed = order.iter().enumerate().any(|(i, &d)| i != d);
+    (changed && permute_copy(plan).is_none()).then_some(order)
 }
 
 /// The geometric rule on a plan's shape and byte strides (`stride(d, k)`: operand k along dim
@@ -521,6 +566,22 @@ pub fn describe(plan: &TensorIterator) -> String {
                 ""
             },
             super::stores::describe(p.stream, plan.numel(), super::stores::PERMUTING_COPY_ROWS)
+        );
+    }
+    if let Some(order) = input_order(plan) {
+        let ops = plan.operands();
+        let rest: Vec<String> = order[1..].iter().map(|d| d.to_string()).collect();
+        return format!(
+            "walk: the input's memory order, untiled; a streamed same-dtype copy of rows of {} \
+             bytes contiguous in both: dims [{}] outside dim 0, by the input's strides (torch's \
+             order reads its rows {} bytes apart), so the input is read once in order; stores: \
+             non-temporal, each row's whole lines streamed wherever the output keeps it, only \
+             the partial lines at its ends stored plainly (the operands move more than {} KiB; \
+             near last-level cache)",
+            plan.shape()[0] * ops[0].itemsize(),
+            rest.join(", "),
+            ops[1].stride_bytes[1].unsigned_abs(),
+            super::cache::sizes().l3 >> 10
         );
     }
     match decide(plan) {

@@ -31,7 +31,12 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
     );
     if to == from {
         let width = to.itemsize();
-        let min_row = crate::exec::stores::min_streamed_copy_row();
+        // a copy walked in the input's order streams every row (`tiled::input_order`)
+        let min_row = if crate::exec::tiled::input_order(&plan).is_some() {
+            0
+        } else {
+            crate::exec::stores::min_streamed_copy_row()
+        };
         return run(&plan, |blk| {
             let long_rows = blk.size0() * width >= min_row;
             if !(stream && long_rows && copy_streamed(blk, width)) {

@@ -81,15 +81,24 @@ impl<'p> Walk<'p> {
                 .map_or(std::ptr::null_mut(), |a| a.data_ptr() as *mut u8)
         });
         let widths: PerOperand<usize> = ops.iter().map(|op| op.itemsize()).collect();
+        // an untiled copy may walk the plan's dims in the input's order (`tiled::input_order`)
+        let order = if tiling.is_none() {
+            tiled::input_order(plan)
+        } else {
+            None
+        };
+        let dim = |d: usize| order.as_ref().map_or(d, |o| o[d]);
+        let shape: Dims<usize> = (0..plan.ndim()).map(|d| plan.shape()[dim(d)]).collect();
         // SAFETY: the plan's guarantees (see the module invariants): every operand's byte
         // strides over the plan's shape address elements of its dtype inside its array's
         // storage, which the plan keeps alive for `'p`; outputs are writable; `widths` are the
-        // operands' element sizes.
+        // operands' element sizes. A reordered walk visits the same indices (its dims are the
+        // plan's, permuted, each with its own strides).
         let mut walk = unsafe {
             Walk::from_parts(
-                plan.shape(),
+                &shape,
                 bases,
-                |d, k| ops[k].stride_bytes.get(d).copied().unwrap_or(0),
+                |d, k| ops[k].stride_bytes.get(dim(d)).copied().unwrap_or(0),
                 tiling,
                 Some((&widths, plan.noutputs())),
             )
