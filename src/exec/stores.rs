@@ -110,6 +110,17 @@ pub fn flat_output_streams(out_bytes: usize, moved_bytes: usize, threads: usize)
     }
 }
 
+/// Whether a flat copy of `numel` elements from `in_width`-byte into `out_width`-byte
+/// elements streams its stores ([`flat_output_streams`] on the threads that share it): what
+/// `kernels::copy` and the copy's walk order (`tiled::input_order`) both ask.
+pub fn copy_streams(numel: usize, in_width: usize, out_width: usize) -> bool {
+    flat_output_streams(
+        numel.saturating_mul(out_width),
+        numel.saturating_mul(in_width + out_width),
+        threads_sharing(numel),
+    )
+}
+
 /// Shortest row (bytes) a flat copy or elementwise loop streams: a row that is short runs
 /// (a permutation that keeps a long last dim, e.g. (46, 111, 4, 397) by (1, 2, 0, 3): rows of
 /// 1588 bytes) leaves a partial line at both ends, and such a copy ran at 0.74x torch

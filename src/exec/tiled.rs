@@ -261,18 +261,11 @@ pub fn input_order(plan: &TensorIterator) -> Option<SmallVec<[usize; INLINE_DIMS
     let ops = plan.operands();
     let width = ops[0].itemsize();
     let (out, inp) = (&ops[0].stride_bytes, &ops[1].stride_bytes);
-    let numel = plan.numel();
     let rows_contiguous = out[0] == width as isize && inp[0] == width as isize;
     if !rows_contiguous || plan.shape()[0] * width < INPUT_ORDER_MIN_ROW || inp[1..].contains(&0) {
         return None;
     }
-    let bytes = numel.saturating_mul(width);
-    let streams = super::stores::flat_output_streams(
-        bytes,
-        bytes.saturating_mul(2),
-        super::stores::threads_sharing(numel),
-    );
-    if !streams || order_kept(plan).is_some() {
+    if !super::stores::copy_streams(plan.numel(), width, width) || order_kept(plan).is_some() {
         return None;
     }
     let mut order: SmallVec<[usize; INLINE_DIMS]> = (0..plan.ndim()).collect();

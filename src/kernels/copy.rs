@@ -24,11 +24,7 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
     if dst.numel() == 0 {
         return Ok(());
     }
-    let stream = crate::exec::stores::flat_output_streams(
-        plan.numel().saturating_mul(to.itemsize()),
-        plan.numel().saturating_mul(from.itemsize() + to.itemsize()),
-        crate::exec::stores::threads_sharing(plan.numel()),
-    );
+    let stream = crate::exec::stores::copy_streams(plan.numel(), from.itemsize(), to.itemsize());
     if to == from {
         let width = to.itemsize();
         // a copy walked in the input's order streams every row (`tiled::input_order`)
