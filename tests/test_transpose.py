@@ -123,6 +123,37 @@ def test_streamed_permuting_copy() -> None:
         check_permuted((30, 106, 3, 21, 16, 3), (5, 3, 4, 2, 0, 1), torch.float32, threads, grain)
 
 
+def test_streamed_permuting_copy_by_bands_of_rows() -> None:
+    """On a near-L3 machine with AVX-512 the realigned tiles of a band of rows are walked
+    along the columns, each input row read on from tile to tile (exec/permute.rs
+    `columns_first`); elsewhere down the columns of tiles. Either way the values are the
+    permuted input's, for an input on a cache line (torch's) and one 16 bytes past a line
+    (numpy's usual allocation), whose loads end in a line of the next block (the prefetch
+    asks for it: exec/raw/lines512.rs `PREFETCH_AT`), at 1 and 2 threads and chunks of a tiny
+    grain that cut the bands anywhere."""
+    shape, perm = (13, 27, 21, 24, 13, 4), (3, 5, 4, 1, 0, 2)
+    numel = math.prod(shape)
+    values = (np.arange(numel, dtype=np.int64) % 65521).astype(np.float32)
+    memory = np.zeros(numel + 32, np.float32)
+    skip = -memory.ctypes.data % 64 // 4
+    for past_line in (0, 16):
+        at = skip + past_line // 4
+        src = memory[at : at + numel].reshape(shape)
+        src[...] = values.reshape(shape)
+        assert src.ctypes.data % 64 == past_line
+        want = np.ascontiguousarray(src.transpose(perm))
+        for threads, grain in PARALLELISM:
+            with parallelism(threads, grain):
+                got = fi.from_numpy(src).permute(*perm).contiguous()
+            assert got.shape == want.shape and got.strides == want.strides
+            np.testing.assert_array_equal(got.numpy(), want)
+    view = fi.from_numpy(values.reshape(shape)).permute(*perm)
+    text = fi.TensorIterator.copy_op(fi.empty(view.shape, dtype=view.dtype), view).explain()
+    avx512 = fi._ferroiter._simd_level() == "avx512f"
+    assert ("realigned" in text) == avx512, text
+    assert ("walked along the columns" in text) == (avx512 and near_last_level()), text
+
+
 def test_streamed_transpose_into_columns_off_the_lines() -> None:
     """A streamed 2-D transpose whose output columns (4097 float32, 16388 bytes apart) start
     at every offset within a cache line: each column's whole lines are streamed realigned in

@@ -531,7 +531,7 @@ pub fn describe(plan: &TensorIterator) -> String {
             "walk: permuting copy; the output's fastest dims (sizes {:?}) form the rows, the \
              input's (sizes {:?}) the columns, dims of sizes {:?} run outside{}; tiles {} x {} \
              elements of {} bytes copied from input to output {} (caches: L1 {} KiB, L2 {} \
-             KiB, L3 {} KiB){}; {}",
+             KiB, L3 {} KiB){}{}; {}",
             p.rows.sizes.as_slice(),
             p.cols.sizes.as_slice(),
             p.outer.iter().map(|o| o.0).collect::<Vec<_>>(),
@@ -557,6 +557,15 @@ pub fn describe(plan: &TensorIterator) -> String {
                  end lines stored plainly"
             } else {
                 ""
+            },
+            if p.columns_first && p.tiles().0 > 1 && p.tiles().1 > 1 {
+                format!(
+                    "; the {} tiles of each band of rows walked along the columns, the input's \
+                     rows read on from tile to tile (near last-level cache)",
+                    p.tiles().1
+                )
+            } else {
+                String::new()
             },
             super::stores::describe(p.stream, plan.numel(), super::stores::PERMUTING_COPY_ROWS)
         );

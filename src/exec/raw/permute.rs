@@ -21,7 +21,6 @@ use crate::exec::permute::{PermuteCopy, TileKernel as Kernel, STREAMED_RUN_LINES
 /// dims and strides), the output writable, the two not overlapping; no other thread writes
 /// the output elements of these items meanwhile.
 pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usize, end: usize) {
-    let (tiles_r, tiles_c) = p.tiles();
     let (len_r, len_c) = (p.rows.len(), p.cols.len());
     let e = p.elem;
     // the tables of row and column offsets: whole when a few tiles long (made once: two
@@ -56,8 +55,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         _ => 32,
     };
     for item in begin..end {
-        let (tr, rest) = (item % tiles_r, item / tiles_r);
-        let (tc, mut o) = (rest % tiles_c, rest / tiles_c);
+        let (tr, tc, mut o) = p.tile_of(item);
         let (r0, c0) = (tr * p.tile_r, tc * p.tile_c);
         let (nr, nc) = (p.tile_r.min(len_r - r0), p.tile_c.min(len_c - c0));
         let (at_r, at_c) = (if whole.0 { r0 } else { 0 }, if whole.1 { c0 } else { 0 });
@@ -587,35 +585,39 @@ mod tests {
                 (p.tile_r, p.tile_c) = (r, c);
             }
             p.realign = realign;
-            dst.fill(T::from(0));
-            // split in two ranges, as two threads would run them
-            let items = p.items();
-            for (b, e) in [(0, items / 3), (items / 3, items)] {
-                // SAFETY: both buffers hold `numel` elements laid out by `so` / `si`.
-                unsafe {
-                    run(
-                        &p,
-                        SendPtr(dst.as_mut_ptr() as *mut u8),
-                        SendPtr(src.as_ptr() as *mut u8),
-                        b,
-                        e,
-                    )
-                };
-            }
-            super::super::transpose::fence();
-            for idx in 0..numel {
-                let (mut o, mut i, mut rest) = (0isize, 0isize, idx);
-                for d in 0..shape.len() {
-                    let x = (rest % shape[d]) as isize;
-                    rest /= shape[d];
-                    o += x * so[d];
-                    i += x * si[d];
+            // (tiles down the columns of tiles first, and along the rows)
+            for columns_first in [false, true] {
+                p.columns_first = columns_first;
+                dst.fill(T::from(0));
+                // split in two ranges, as two threads would run them
+                let items = p.items();
+                for (b, e) in [(0, items / 3), (items / 3, items)] {
+                    // SAFETY: both buffers hold `numel` elements laid out by `so` / `si`.
+                    unsafe {
+                        run(
+                            &p,
+                            SendPtr(dst.as_mut_ptr() as *mut u8),
+                            SendPtr(src.as_ptr() as *mut u8),
+                            b,
+                            e,
+                        )
+                    };
                 }
-                assert_eq!(
-                    dst[o as usize / w],
-                    src[i as usize / w],
-                    "{shape:?} {perm:?} at {idx}: {p:?}"
-                );
+                super::super::transpose::fence();
+                for idx in 0..numel {
+                    let (mut o, mut i, mut rest) = (0isize, 0isize, idx);
+                    for d in 0..shape.len() {
+                        let x = (rest % shape[d]) as isize;
+                        rest /= shape[d];
+                        o += x * so[d];
+                        i += x * si[d];
+                    }
+                    assert_eq!(
+                        dst[o as usize / w],
+                        src[i as usize / w],
+                        "{shape:?} {perm:?} at {idx}: {p:?}"
+                    );
+                }
             }
         }
     }
