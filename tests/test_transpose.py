@@ -154,6 +154,19 @@ def test_streamed_permuting_copy_by_bands_of_rows() -> None:
     assert ("walked along the columns" in text) == (avx512 and near_last_level()), text
 
 
+@pytest.mark.parametrize("channels", [3, 4])
+def test_few_channels_to_and_from_channels_last(channels) -> None:
+    """Images of 3 and 4 channels (RGB, RGBA) to NHWC and back, large enough to stream: the
+    permuting copy's tiles are 3-4 elements by 2048 along the long side, dozens of them per
+    image, whose offset tables step evenly and are made once (exec/raw/permute.rs); at 1 and
+    2 threads and chunks of a tiny grain, against torch."""
+    shape = (32, channels, 224, 224)
+    nhwc = (shape[0], shape[2], shape[3], shape[1])
+    for threads, grain in PARALLELISM:
+        check_permuted(shape, (0, 2, 3, 1), torch.float32, threads, grain)
+        check_permuted(nhwc, (0, 3, 1, 2), torch.float32, threads, grain)
+
+
 def test_streamed_transpose_into_columns_off_the_lines() -> None:
     """A streamed 2-D transpose whose output columns (4097 float32, 16388 bytes apart) start
     at every offset within a cache line: each column's whole lines are streamed realigned in

@@ -44,6 +44,17 @@ impl Group {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// The byte stride of the merged index when it steps evenly (every dim's stride its
+    /// predecessor's times that one's size, as in a single dim): index `m` is then at
+    /// `m · stride`.
+    pub fn even_stride(&self) -> Option<isize> {
+        let even = self
+            .sizes
+            .windows(2)
+            .zip(self.strides.windows(2))
+            .all(|(n, s)| s[1] == s[0] * n[0] as isize);
+        even.then(|| self.strides.first().copied().unwrap_or(0))
+    }
     /// The other operand's byte offsets of the merged indices `start..start + out.len()`.
     pub fn offsets(&self, start: usize, out: &mut [isize]) {
         // the digits of `start`, fastest first, then counted up
@@ -475,6 +486,26 @@ mod tests {
             seen.sort();
             seen.dedup();
             assert_eq!(seen.len(), p.items());
+        }
+    }
+
+    #[test]
+    fn even_groups_step_by_one_stride() {
+        let g = |sizes: &[usize], strides: &[isize]| Group {
+            sizes: sizes.into(),
+            strides: strides.into(),
+        };
+        assert_eq!(g(&[50176], &[12]).even_stride(), Some(12));
+        assert_eq!(g(&[3, 4], &[100, 300]).even_stride(), Some(100));
+        assert_eq!(g(&[3, 4], &[-8, -24]).even_stride(), Some(-8));
+        assert_eq!(g(&[3, 4], &[100, 7]).even_stride(), None);
+        // an even group's offsets from any start are the start's plus those from 0
+        let even = g(&[5, 6, 7], &[4, 20, 120]);
+        let (mut from0, mut from9) = ([0isize; 12], [0isize; 12]);
+        even.offsets(0, &mut from0);
+        even.offsets(9, &mut from9);
+        for m in 0..12 {
+            assert_eq!(from9[m], 9 * 4 + from0[m]);
         }
     }
 
