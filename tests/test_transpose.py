@@ -165,6 +165,34 @@ def test_few_channels_to_and_from_channels_last(channels) -> None:
     for threads, grain in PARALLELISM:
         check_permuted(shape, (0, 2, 3, 1), torch.float32, threads, grain)
         check_permuted(nhwc, (0, 3, 1, 2), torch.float32, threads, grain)
+    # float32 with AVX-512: merged lane by lane, without register transposes
+    avx512 = fi._ferroiter._simd_level() == "avx512f"
+    for dims, perm, way in [
+        (shape, (0, 2, 3, 1), "interleaving"),
+        (nhwc, (0, 3, 1, 2), "deinterleaving"),
+    ]:
+        src = fi.empty(dims, dtype=np.float32).permute(*perm)
+        text = fi.TensorIterator.copy_op(fi.empty(src.shape, dtype=src.dtype), src).explain()
+        assert (f"by {way} " in text) == avx512, text
+
+
+def test_few_channels_into_outputs_off_the_lines() -> None:
+    """NCHW -> NHWC of 3 channels and back into outputs 4 and 16 bytes past a cache line
+    (numpy's allocations are 16 past one): each tile's run or columns then start inside a
+    line, stored plainly rather than streamed; the bytes around the output untouched."""
+    for shape, perm in [((16, 3, 224, 224), (0, 2, 3, 1)), ((16, 224, 224, 3), (0, 3, 1, 2))]:
+        base = (np.arange(math.prod(shape)) % 65521).astype(np.float32).reshape(shape)
+        want = np.ascontiguousarray(base.transpose(perm))
+        for past_line in (4, 16):
+            memory = np.zeros(want.size + 32, np.float32)
+            skip = (-memory.ctypes.data % 64 + past_line) // 4
+            out = memory[skip : skip + want.size].reshape(want.shape)
+            for threads, grain in PARALLELISM:
+                out[...] = 0
+                with parallelism(threads, grain):
+                    fi.from_numpy(out).copy_(fi.from_numpy(base).permute(*perm))
+                np.testing.assert_array_equal(out, want)
+                assert not memory[:skip].any() and not memory[skip + want.size :].any()
 
 
 def test_streamed_transpose_into_columns_off_the_lines() -> None:

@@ -139,6 +139,44 @@ impl PermuteCopy {
     }
 }
 
+/// How a tile of a few rows or columns is merged lane by lane (`raw::interleave`) rather
+/// than through register transposes ([`PermuteCopy::ways`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ways {
+    /// `k` input rows into an output where the tile is one run (NCHW -> NHWC of `k`
+    /// channels).
+    Interleave(usize),
+    /// An input where the tile is one run into `k` output columns (NHWC -> NCHW).
+    Deinterleave(usize),
+}
+
+/// Most rows (or columns) a tile is merged lane by lane for ([`Ways`]): one masked permute
+/// per pair of vectors, `k²` per `16k` elements, passes the 16 × 16 transpose's 64 shuffles
+/// and 16 stores per block near `k = 9`.
+pub const MAX_WAYS: usize = 8;
+
+impl PermuteCopy {
+    /// Whether the tiles are merged lane by lane ([`Ways`]): 4-byte elements with AVX-512,
+    /// and either all the rows (2 to [`MAX_WAYS`]) in every tile with the output's columns
+    /// one after the other (the tile one output run), or all the columns with the input's
+    /// rows one after the other.
+    pub fn ways(&self) -> Option<Ways> {
+        if TileKernel::for_elem(self.elem) != TileKernel::Avx512x4 {
+            return None;
+        }
+        let (r, c) = (self.rows.len(), self.cols.len());
+        let few = |n: usize| (2..=MAX_WAYS).contains(&n);
+        let run = |n: usize| Some((n * self.elem) as isize);
+        if few(r) && self.tile_r == r && self.cols.even_stride() == run(r) {
+            Some(Ways::Interleave(r))
+        } else if few(c) && self.tile_c == c && self.rows.even_stride() == run(c) {
+            Some(Ways::Deinterleave(c))
+        } else {
+            None
+        }
+    }
+}
+
 /// Total bytes (both operands) from which a copy takes the permuting path: smaller ones fit
 /// in L1 in any order.
 pub const MIN_BYTES: usize = 32 * 1024;

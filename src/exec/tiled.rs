@@ -498,9 +498,19 @@ fn rows_prefetched(plan: &TensorIterator) -> String {
 
 /// For `explain()`: how a permuting copy's tiles are copied ([`super::permute::TileKernel`]).
 fn describe_tile_kernel(p: &PermuteCopy) -> String {
+    use super::permute::Ways;
     use super::permute::{TileKernel, RUNS_ALONG_INPUT_ROWS_FROM, STREAMED_RUN_LINES};
     let kernel = TileKernel::for_elem(p.elem);
-    if kernel != TileKernel::Runs {
+    if let Some(ways) = p.ways() {
+        match ways {
+            Ways::Interleave(k) => format!(
+                "by interleaving its {k} rows lane by lane into the tile's one output run                  (AVX-512 masked permutes, no transpose)"
+            ),
+            Ways::Deinterleave(k) => format!(
+                "by deinterleaving the tile's one input run lane by lane into its {k}                  columns (AVX-512 masked permutes, no transpose)"
+            ),
+        }
+    } else if kernel != TileKernel::Runs {
         "through register transposes".to_string()
     } else if kernel.runs_along_input_rows(p.elem) {
         format!(

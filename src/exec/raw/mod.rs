@@ -30,6 +30,8 @@ mod extremum_lanes;
 pub(crate) mod gemm;
 #[cfg(target_arch = "x86_64")]
 mod gemm_fma;
+#[cfg(target_arch = "x86_64")]
+mod interleave;
 mod isa;
 pub(crate) mod job;
 mod kept;

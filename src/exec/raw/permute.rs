@@ -72,6 +72,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         Kernel::Avx512x4 => 64,
         _ => 32,
     };
+    let ways = p.ways();
     for item in begin..end {
         let (tr, tc, mut o) = p.tile_of(item);
         let (r0, c0) = (tr * p.tile_r, tc * p.tile_c);
@@ -127,6 +128,46 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
                 && lines.aligned_to >= 4
                 && (d as usize).is_multiple_of(4)
         };
+        #[cfg(target_arch = "x86_64")]
+        if let Some(ways) = ways {
+            use crate::exec::permute::Ways;
+            // SAFETY: element (r, c) of this tile at `s + rows[r] + 4c` and `d + 4r + cols[c]`
+            // (as for the kernels below); `ways` found the tile's rows all of the plan's with
+            // the output columns one run (column c at `cols[0] + 4c·nr`: interleave), or the
+            // columns all of them with the input rows one run (row r at `rows[0] + 4r·nc`:
+            // deinterleave); AVX-512F (`Kernel::for_elem`, which `ways` asked); streamed only
+            // where the stores are aligned, and the walk fences after.
+            unsafe {
+                match ways {
+                    Ways::Interleave(k) => {
+                        let out = d.wrapping_offset(cols[0]);
+                        let stream = p.stream && (out as usize).is_multiple_of(64);
+                        super::interleave::interleave(
+                            |r| s.wrapping_offset(rows[r]),
+                            k,
+                            nc,
+                            out,
+                            stream,
+                        )
+                    }
+                    Ways::Deinterleave(k) => {
+                        let inp = s.wrapping_offset(rows[0]);
+                        let stream = p.stream
+                            && cols
+                                .iter()
+                                .all(|&c| (d.wrapping_offset(c) as usize).is_multiple_of(64));
+                        super::interleave::deinterleave(
+                            inp,
+                            k,
+                            nr,
+                            |c| d.wrapping_offset(cols[c]),
+                            stream,
+                        )
+                    }
+                }
+            }
+            continue;
+        }
         #[cfg(target_arch = "x86_64")]
         if realigned(nr, &lines) {
             // the tiles before and after along the rows (items whichever thread takes them)
@@ -527,6 +568,47 @@ mod tests {
             check::<u32>(shape, perm, numel);
             check::<u64>(shape, perm, numel);
             check::<u128>(shape, perm, numel);
+        }
+    }
+
+    /// Tiles of 2 to 8 rows into an output where each tile is one run, and of 2 to 8 columns
+    /// from an input where it is one (NCHW <-> NHWC of a few channels), merged lane by lane
+    /// with AVX-512 (`interleave`): full strips of 16 and short ones, outer dims, outputs on
+    /// a line and 4 to 48 bytes past one (streamed only where aligned).
+    #[test]
+    fn few_rows_or_columns_match_the_naive_loop() {
+        let cases: [(&[usize], &[usize]); 10] = [
+            (&[3, 50], &[1, 0]),
+            (&[50, 3], &[1, 0]),
+            (&[2, 37, 3], &[1, 0, 2]),
+            (&[37, 2, 3], &[1, 0, 2]),
+            (&[8, 33], &[1, 0]),
+            (&[33, 8], &[1, 0]),
+            (&[4, 16, 5], &[1, 0, 2]),
+            (&[16, 4, 5], &[1, 0, 2]),
+            (&[5, 7, 19], &[1, 2, 0]),
+            (&[7, 19, 5], &[2, 0, 1]),
+        ];
+        for (shape, perm) in cases {
+            let numel: usize = shape.iter().product();
+            // (every plan's tiles take the merge where AVX-512 runs)
+            let (mut so, mut si) = (vec![0isize; shape.len()], vec![0isize; shape.len()]);
+            let (mut acc_o, mut acc_i) = (4isize, 4isize);
+            for d in 0..shape.len() {
+                so[d] = acc_o;
+                acc_o *= shape[d] as isize;
+                si[perm[d]] = acc_i;
+                acc_i *= shape[perm[d]] as isize;
+            }
+            let p = plan_any_size(shape, |d| so[d], |d| si[d], 4, 0).unwrap();
+            assert_eq!(
+                p.ways().is_some(),
+                crate::exec::cpu::avx512(),
+                "{shape:?} {perm:?}: {p:?}"
+            );
+            for past_line in [0, 4, 16, 48] {
+                check_past_line::<u32>(shape, perm, numel, past_line);
+            }
         }
     }
 
