@@ -154,26 +154,54 @@ def test_streamed_permuting_copy_by_bands_of_rows() -> None:
     assert ("walked along the columns" in text) == (avx512 and near_last_level()), text
 
 
-@pytest.mark.parametrize("channels", [3, 4])
-def test_few_channels_to_and_from_channels_last(channels) -> None:
-    """Images of 3 and 4 channels (RGB, RGBA) to NHWC and back, large enough to stream: the
-    permuting copy's tiles are 3-4 elements by 2048 along the long side, dozens of them per
-    image, whose offset tables step evenly and are made once (exec/raw/permute.rs); at 1 and
-    2 threads and chunks of a tiny grain, against torch."""
-    shape = (32, channels, 224, 224)
+def lane_permutes(itemsize: int) -> bool:
+    """Whether exec/cpu.rs `avx512_permutes` holds for elements of `itemsize` bytes: AVX-512F
+    for 4 and 8, BW for 2, VBMI for 1 (and the kernels run at that level)."""
+    if fi._ferroiter._simd_level() != "avx512f":
+        return False
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read().split()
+    except OSError:
+        return False
+    need = {1: ["avx512bw", "avx512vbmi"], 2: ["avx512bw"]}.get(itemsize, [])
+    return all(flag in flags for flag in need)
+
+
+@pytest.mark.parametrize(
+    ("channels", "dtype", "images"),
+    [
+        (3, torch.float32, 32),
+        (4, torch.float32, 32),
+        (3, torch.uint8, 64),
+        (4, torch.uint8, 16),
+        (3, torch.float16, 32),
+        (3, torch.float64, 16),
+        (8, torch.float64, 4),
+    ],
+    ids=["3-float32", "4-float32", "3-uint8", "4-uint8", "3-float16", "3-float64", "8-float64"],
+)
+def test_few_channels_to_and_from_channels_last(channels, dtype, images) -> None:
+    """Images of 3, 4 and 8 channels (RGB, RGBA) to NHWC and back, the float32 ones large
+    enough to stream: the permuting copy's tiles are the channels by up to 2048 pixels, their
+    offset tables stepping evenly and made once (exec/raw/permute.rs); with AVX-512 each tile
+    is merged lane by lane into (or out of) its one run, without register transposes, for
+    every element size the CPU has lane permutes for (exec/raw/interleave.rs). At 1 and 2
+    threads and chunks of a tiny grain, against torch."""
+    shape = (images, channels, 224, 224)
     nhwc = (shape[0], shape[2], shape[3], shape[1])
     for threads, grain in PARALLELISM:
-        check_permuted(shape, (0, 2, 3, 1), torch.float32, threads, grain)
-        check_permuted(nhwc, (0, 3, 1, 2), torch.float32, threads, grain)
-    # float32 with AVX-512: merged lane by lane, without register transposes
-    avx512 = fi._ferroiter._simd_level() == "avx512f"
+        check_permuted(shape, (0, 2, 3, 1), dtype, threads, grain)
+        check_permuted(nhwc, (0, 3, 1, 2), dtype, threads, grain)
+    merged = lane_permutes(torch.empty(0, dtype=dtype).element_size())
+    np_dtype = torch_to_numpy(torch.empty(0, dtype=dtype)).dtype
     for dims, perm, way in [
         (shape, (0, 2, 3, 1), "interleaving"),
         (nhwc, (0, 3, 1, 2), "deinterleaving"),
     ]:
-        src = fi.empty(dims, dtype=np.float32).permute(*perm)
+        src = fi.empty(dims, dtype=np_dtype).permute(*perm)
         text = fi.TensorIterator.copy_op(fi.empty(src.shape, dtype=src.dtype), src).explain()
-        assert (f"by {way} " in text) == avx512, text
+        assert (f"by {way} " in text) == merged, text
 
 
 def test_few_channels_into_outputs_off_the_lines() -> None:

@@ -96,6 +96,29 @@ pub fn avx512() -> bool {
     capability() >= Capability::Avx512
 }
 
+/// Whether the kernels may permute the lanes of a 64-byte vector of `width`-byte elements
+/// with AVX-512 (`raw::interleave`): 4- and 8-byte lanes with AVX-512F, 2-byte ones with
+/// AVX-512BW too, bytes with VBMI too.
+pub fn avx512_permutes(width: usize) -> bool {
+    static BYTES: OnceLock<(bool, bool)> = OnceLock::new();
+    let (bw, vbmi) = *BYTES.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            (has!("avx512bw"), has!("avx512bw") && has!("avx512vbmi"))
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        (false, false)
+    });
+    avx512()
+        && match width {
+            4 | 8 => true,
+            2 => bw,
+            1 => vbmi,
+            _ => false,
+        }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -156,12 +156,13 @@ pub enum Ways {
 pub const MAX_WAYS: usize = 8;
 
 impl PermuteCopy {
-    /// Whether the tiles are merged lane by lane ([`Ways`]): 4-byte elements with AVX-512,
-    /// and either all the rows (2 to [`MAX_WAYS`]) in every tile with the output's columns
-    /// one after the other (the tile one output run), or all the columns with the input's
-    /// rows one after the other.
+    /// Whether the tiles are merged lane by lane ([`Ways`]): elements of 1, 2, 4 or 8 bytes
+    /// whose lane permutes this CPU has ([`super::cpu::avx512_permutes`]), and either all
+    /// the rows (2 to [`MAX_WAYS`]) in every tile with the output's columns one after the
+    /// other (the tile one output run), or all the columns with the input's rows one after
+    /// the other.
     pub fn ways(&self) -> Option<Ways> {
-        if TileKernel::for_elem(self.elem) != TileKernel::Avx512x4 {
+        if !super::cpu::avx512_permutes(self.elem) {
             return None;
         }
         let (r, c) = (self.rows.len(), self.cols.len());

@@ -201,7 +201,8 @@ const DIRECT_WALK_LONG_DIM: usize = 256;
 
 /// The permuting copy ([`super::permute`]) of a plan, when it is one: a same-dtype copy of
 /// elements of 4 or 8 bytes (or runs of a dim contiguous in both, of 12 to [`MAX_RUN_BYTES`]
-/// bytes, or of whole lines where [`streams_whole_line_runs`]),
+/// bytes, or of whole lines where [`streams_whole_line_runs`], or of 1 or 2 bytes merged lane
+/// by lane: [`PermuteCopy::ways`]),
 /// large enough, whose order may change, with output and input each contiguous along its
 /// fastest dim and those dims different, and one of them shorter than
 /// [`DIRECT_WALK_MIN_DIM`] or both shorter than [`DIRECT_WALK_LONG_DIM`] unless a run is
@@ -226,7 +227,8 @@ pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
     if !(p.elem == 4
         || p.elem == 8
         || (12..=MAX_RUN_BYTES).contains(&p.elem)
-        || streams_whole_line_runs(p.elem, p.stream))
+        || streams_whole_line_runs(p.elem, p.stream)
+        || p.ways().is_some())
     {
         return None;
     }

@@ -131,18 +131,20 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         #[cfg(target_arch = "x86_64")]
         if let Some(ways) = ways {
             use crate::exec::permute::Ways;
-            // SAFETY: element (r, c) of this tile at `s + rows[r] + 4c` and `d + 4r + cols[c]`
-            // (as for the kernels below); `ways` found the tile's rows all of the plan's with
-            // the output columns one run (column c at `cols[0] + 4c·nr`: interleave), or the
-            // columns all of them with the input rows one run (row r at `rows[0] + 4r·nc`:
-            // deinterleave); AVX-512F (`Kernel::for_elem`, which `ways` asked); streamed only
-            // where the stores are aligned, and the walk fences after.
+            // SAFETY: element (r, c) of this tile at `s + rows[r] + e·c` and `d + e·r +
+            // cols[c]` (as for the kernels below); `ways` found the tile's rows all of the
+            // plan's with the output columns one run (column c at `cols[0] + e·c·nr`:
+            // interleave), or the columns all of them with the input rows one run (row r at
+            // `rows[0] + e·r·nc`: deinterleave), and the CPU's lane permutes of `e`-byte
+            // elements (`cpu::avx512_permutes`); streamed only where the stores are aligned,
+            // and the walk fences after.
             unsafe {
                 match ways {
                     Ways::Interleave(k) => {
                         let out = d.wrapping_offset(cols[0]);
                         let stream = p.stream && (out as usize).is_multiple_of(64);
                         super::interleave::interleave(
+                            e,
                             |r| s.wrapping_offset(rows[r]),
                             k,
                             nc,
@@ -157,6 +159,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
                                 .iter()
                                 .all(|&c| (d.wrapping_offset(c) as usize).is_multiple_of(64));
                         super::interleave::deinterleave(
+                            e,
                             inp,
                             k,
                             nr,
@@ -573,11 +576,14 @@ mod tests {
 
     /// Tiles of 2 to 8 rows into an output where each tile is one run, and of 2 to 8 columns
     /// from an input where it is one (NCHW <-> NHWC of a few channels), merged lane by lane
-    /// with AVX-512 (`interleave`): full strips of 16 and short ones, outer dims, outputs on
-    /// a line and 4 to 48 bytes past one (streamed only where aligned).
+    /// with AVX-512 (`interleave`) for 1-, 2-, 4- and 8-byte elements: full strips and short
+    /// ones, outer dims, outputs on a line and past one (streamed only where aligned).
     #[test]
     fn few_rows_or_columns_match_the_naive_loop() {
-        let cases: [(&[usize], &[usize]); 10] = [
+        let cases: [(&[usize], &[usize]); 12] = [
+            // (150: two full strips of bytes, then a short one)
+            (&[3, 150], &[1, 0]),
+            (&[150, 3], &[1, 0]),
             (&[3, 50], &[1, 0]),
             (&[50, 3], &[1, 0]),
             (&[2, 37, 3], &[1, 0, 2]),
@@ -600,14 +606,26 @@ mod tests {
                 si[perm[d]] = acc_i;
                 acc_i *= shape[perm[d]] as isize;
             }
-            let p = plan_any_size(shape, |d| so[d], |d| si[d], 4, 0).unwrap();
-            assert_eq!(
-                p.ways().is_some(),
-                crate::exec::cpu::avx512(),
-                "{shape:?} {perm:?}: {p:?}"
-            );
+            for w in [1, 2, 4, 8] {
+                let p = plan_any_size(shape, |d| so[d] / 4 * w, |d| si[d] / 4 * w, w as usize, 0)
+                    .unwrap();
+                assert_eq!(
+                    p.ways().is_some(),
+                    crate::exec::cpu::avx512_permutes(w as usize),
+                    "{shape:?} {perm:?}: {p:?}"
+                );
+            }
             for past_line in [0, 4, 16, 48] {
                 check_past_line::<u32>(shape, perm, numel, past_line);
+            }
+            for past_line in [0, 2, 16, 62] {
+                check_past_line::<u8>(shape, perm, numel, past_line);
+            }
+            for past_line in [0, 2, 16, 48] {
+                check_past_line::<u16>(shape, perm, numel, past_line);
+            }
+            for past_line in [0, 8, 16, 56] {
+                check_past_line::<u64>(shape, perm, numel, past_line);
             }
         }
     }
@@ -633,23 +651,45 @@ mod tests {
         }
     }
 
+    /// Test elements: `of(i)` distinct for every `i` the type can tell apart (bytes mix `i`'s
+    /// bits, so that a misplaced element rarely lands on its own value).
+    trait Elem: Copy + PartialEq + std::fmt::Debug {
+        fn of(i: u32) -> Self;
+    }
+    impl Elem for u8 {
+        fn of(i: u32) -> u8 {
+            (i.wrapping_mul(2654435761) >> 24) as u8
+        }
+    }
+    impl Elem for u16 {
+        fn of(i: u32) -> u16 {
+            i as u16
+        }
+    }
+    impl Elem for u32 {
+        fn of(i: u32) -> u32 {
+            i
+        }
+    }
+    impl Elem for u64 {
+        fn of(i: u32) -> u64 {
+            i.into()
+        }
+    }
+    impl Elem for u128 {
+        fn of(i: u32) -> u128 {
+            i.into()
+        }
+    }
+
     /// Plan dims `shape` (output contiguous, fastest first); the input laid out with dims in
     /// the order `perm` (perm[0] fastest); the output on a cache line.
-    fn check<T: Copy + PartialEq + std::fmt::Debug + From<u32>>(
-        shape: &[usize],
-        perm: &[usize],
-        numel: usize,
-    ) {
+    fn check<T: Elem>(shape: &[usize], perm: &[usize], numel: usize) {
         check_past_line::<T>(shape, perm, numel, 0)
     }
 
     /// [`check`] with the output `past_line` bytes (a multiple of the element) past a line.
-    fn check_past_line<T: Copy + PartialEq + std::fmt::Debug + From<u32>>(
-        shape: &[usize],
-        perm: &[usize],
-        numel: usize,
-        past_line: usize,
-    ) {
+    fn check_past_line<T: Elem>(shape: &[usize], perm: &[usize], numel: usize, past_line: usize) {
         let w = std::mem::size_of::<T>();
         let mut so = vec![0isize; shape.len()];
         let mut si = so.clone();
@@ -663,10 +703,10 @@ mod tests {
             si[d] = acc;
             acc *= shape[d] as isize;
         }
-        let src: Vec<T> = (0..numel as u32).map(|i| T::from(i + 1)).collect();
+        let src: Vec<T> = (0..numel as u32).map(|i| T::of(i + 1)).collect();
         // the output starts `past_line` bytes past a cache line (0: streamed stores are taken
         // where the output's columns are whole lines)
-        let mut buf = vec![T::from(0); numel + 128 / w];
+        let mut buf = vec![T::of(0); numel + 128 / w];
         let skip = (buf.as_ptr() as usize).wrapping_neg() % 64 / w + past_line / w;
         let dst = &mut buf[skip..skip + numel];
         // (tile edges, streamed, realigned: whole output lines built in registers)
@@ -697,7 +737,7 @@ mod tests {
             // (tiles down the columns of tiles first, and along the rows)
             for columns_first in [false, true] {
                 p.columns_first = columns_first;
-                dst.fill(T::from(0));
+                dst.fill(T::of(0));
                 // split in two ranges, as two threads would run them
                 let items = p.items();
                 for (b, e) in [(0, items / 3), (items / 3, items)] {
