@@ -204,11 +204,10 @@ macro_rules! width {
                     // the strip's `m·k` input elements, L per vector
                     let from = inp.wrapping_add(W * r * k);
                     for (v, slot) in x.iter_mut().enumerate().take((m * k).div_ceil(L)) {
-                        let left = m * k - L * v;
+                        let (left, at) = (m * k - L * v, from.wrapping_add(64 * v));
                         // SAFETY: input elements r·k + Lv .. + min(L, left): rows r..r+m of
                         // the tile (lanes past them masked off, never accessed).
-                        *slot =
-                            unsafe { $load(first(left), from.wrapping_add(64 * v) as *const _) };
+                        *slot = unsafe { $load(first(left), at as *const _) };
                     }
                     for (c, &to) in cols.iter().enumerate().take(k) {
                         let y = lanes.merge(c, &x, k);
