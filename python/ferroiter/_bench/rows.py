@@ -190,11 +190,13 @@ def _line_aligned(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return out
 
 
-def _permuted_copy(shape: tuple[int, ...], perm: tuple[int, ...]) -> Case:
-    """src (contiguous, `shape`) permuted by `perm`, copied into a contiguous array: the
-    same work as `.contiguous()` on the permuted view, without the allocation."""
-    src = _line_aligned(_rng().random(shape, dtype=np.float32))
-    dst = _line_aligned(np.zeros(tuple(shape[p] for p in perm), np.float32))
+def _permuted_copy(shape: tuple[int, ...], perm: tuple[int, ...], dtype: type = np.float32) -> Case:
+    """src (contiguous, `shape`, float32 unless `dtype` says) permuted by `perm`, copied into
+    a contiguous array: the same work as `.contiguous()` on the permuted view, without the
+    allocation."""
+    values = _rng().random(shape, dtype=np.float32)
+    src = _line_aligned(values if dtype is np.float32 else (values * 200).astype(dtype))
+    dst = _line_aligned(np.zeros(tuple(shape[p] for p in perm), dtype))
     v = _shared(src, dst)
     (fs, fd), (ns, nd) = v["ferroiter"], v["numpy"]
     fview = fs.permute(*perm)
@@ -258,6 +260,19 @@ def layout_rows(s: Sizes) -> list[Row]:
             "layout",
             f"NHWC -> NCHW {(n, h, w, c)}",
             lambda: [_permuted_copy((n, h, w, c), nhwc)],
+            vs_copy=True,
+        ),
+        # images of 3 channels (RGB): tiles of 3 rows or columns, merged lane by lane
+        Row(
+            "layout",
+            f"RGB {(n, 3, 224, 224)} to channels_last",
+            lambda: [_permuted_copy((n, 3, 224, 224), nchw)],
+            vs_copy=True,
+        ),
+        Row(
+            "layout",
+            f"RGB uint8 HWC -> CHW {(n, 224, 224, 3)}",
+            lambda: [_permuted_copy((n, 224, 224, 3), nhwc, np.uint8)],
             vs_copy=True,
         ),
         # the transposes move more bytes than the image: their own copy limit (a copy of the
