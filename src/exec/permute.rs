@@ -155,12 +155,18 @@ pub enum Ways {
 /// and 16 stores per block near `k = 9`.
 pub const MAX_WAYS: usize = 8;
 
+/// Shortest long side (elements) of a tile merged lane by lane ([`Ways`]): each tile builds
+/// its permutes' index vectors and masks, which tiles of 5 × 76 float32 ((20, 25, 38, 5, 4,
+/// 19) by (0, 1, 2, 4, 5, 3), 19000 of them) paid for at every tile: 8.7 GB/s there against
+/// 19-22 through the register transposes (2-core Zen 4, 1 thread).
+pub const MIN_MERGED_EDGE: usize = 1024;
+
 impl PermuteCopy {
     /// Whether the tiles are merged lane by lane ([`Ways`]): elements of 1, 2, 4 or 8 bytes
     /// whose lane permutes this CPU has ([`super::cpu::avx512_permutes`]), and either all
     /// the rows (2 to [`MAX_WAYS`]) in every tile with the output's columns one after the
     /// other (the tile one output run), or all the columns with the input's rows one after
-    /// the other.
+    /// the other; tiles at least [`MIN_MERGED_EDGE`] long the other way.
     pub fn ways(&self) -> Option<Ways> {
         if !super::cpu::avx512_permutes(self.elem) {
             return None;
@@ -168,9 +174,17 @@ impl PermuteCopy {
         let (r, c) = (self.rows.len(), self.cols.len());
         let few = |n: usize| (2..=MAX_WAYS).contains(&n);
         let run = |n: usize| Some((n * self.elem) as isize);
-        if few(r) && self.tile_r == r && self.cols.even_stride() == run(r) {
+        if few(r)
+            && self.tile_r == r
+            && self.tile_c >= MIN_MERGED_EDGE
+            && self.cols.even_stride() == run(r)
+        {
             Some(Ways::Interleave(r))
-        } else if few(c) && self.tile_c == c && self.rows.even_stride() == run(c) {
+        } else if few(c)
+            && self.tile_c == c
+            && self.tile_r >= MIN_MERGED_EDGE
+            && self.rows.even_stride() == run(c)
+        {
             Some(Ways::Deinterleave(c))
         } else {
             None

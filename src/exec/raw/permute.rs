@@ -580,20 +580,19 @@ mod tests {
     /// ones, outer dims, outputs on a line and past one (streamed only where aligned).
     #[test]
     fn few_rows_or_columns_match_the_naive_loop() {
-        let cases: [(&[usize], &[usize]); 12] = [
-            // (150: two full strips of bytes, then a short one)
-            (&[3, 150], &[1, 0]),
-            (&[150, 3], &[1, 0]),
-            (&[3, 50], &[1, 0]),
-            (&[50, 3], &[1, 0]),
-            (&[2, 37, 3], &[1, 0, 2]),
-            (&[37, 2, 3], &[1, 0, 2]),
-            (&[8, 33], &[1, 0]),
-            (&[33, 8], &[1, 0]),
-            (&[4, 16, 5], &[1, 0, 2]),
-            (&[16, 4, 5], &[1, 0, 2]),
-            (&[5, 7, 19], &[1, 2, 0]),
-            (&[7, 19, 5], &[2, 0, 1]),
+        // (the long sides at least `MIN_MERGED_EDGE`, and not multiples of a strip: full
+        // strips of every width, then a short one)
+        let cases: [(&[usize], &[usize]); 10] = [
+            (&[3, 1100], &[1, 0]),
+            (&[1100, 3], &[1, 0]),
+            (&[2, 1037, 3], &[1, 0, 2]),
+            (&[1037, 2, 3], &[1, 0, 2]),
+            (&[8, 1041], &[1, 0]),
+            (&[1041, 8], &[1, 0]),
+            (&[4, 1030, 5], &[1, 0, 2]),
+            (&[1030, 4, 5], &[1, 0, 2]),
+            (&[5, 7, 150], &[1, 2, 0]),
+            (&[7, 150, 5], &[2, 0, 1]),
         ];
         for (shape, perm) in cases {
             let numel: usize = shape.iter().product();
