@@ -207,8 +207,16 @@ def test_few_channels_to_and_from_channels_last(channels, dtype, images) -> None
 def test_few_channels_into_outputs_off_the_lines() -> None:
     """NCHW -> NHWC of 3 channels and back into outputs 4 and 16 bytes past a cache line
     (numpy's allocations are 16 past one): each tile's run or columns then start inside a
-    line, stored plainly rather than streamed; the bytes around the output untouched."""
-    for shape, perm in [((16, 3, 224, 224), (0, 2, 3, 1)), ((16, 224, 224, 3), (0, 3, 1, 2))]:
+    line, the interleaved runs staged in images that the next tiles continue and streamed
+    whole, the deinterleaved columns stored plainly; also for 10 × 13 images, whose 390-pixel
+    tiles leave most runs off the lines whatever the output's start; the bytes around the
+    output untouched."""
+    for shape, perm in [
+        ((16, 3, 224, 224), (0, 2, 3, 1)),
+        ((16, 224, 224, 3), (0, 3, 1, 2)),
+        ((10000, 3, 10, 13), (0, 2, 3, 1)),
+        ((10000, 10, 13, 3), (0, 3, 1, 2)),
+    ]:
         base = (np.arange(math.prod(shape)) % 65521).astype(np.float32).reshape(shape)
         want = np.ascontiguousarray(base.transpose(perm))
         for past_line in (4, 16):

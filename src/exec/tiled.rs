@@ -506,10 +506,13 @@ fn describe_tile_kernel(p: &PermuteCopy) -> String {
     if let Some(ways) = p.ways() {
         match ways {
             Ways::Interleave(k) => format!(
-                "by interleaving its {k} rows lane by lane into the tile's one output run                  (AVX-512 masked permutes, no transpose)"
+                "by interleaving its {k} rows lane by lane into the tile's one output run \
+                 (AVX-512 masked permutes, no transpose; through an image where that run is \
+                 off the lines)"
             ),
             Ways::Deinterleave(k) => format!(
-                "by deinterleaving the tile's one input run lane by lane into its {k}                  columns (AVX-512 masked permutes, no transpose)"
+                "by deinterleaving the tile's one input run lane by lane into its {k} \
+                 columns (AVX-512 masked permutes, no transpose)"
             ),
         }
     } else if kernel != TileKernel::Runs {
