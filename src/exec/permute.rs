@@ -157,8 +157,8 @@ pub const MAX_WAYS: usize = 8;
 
 /// Shortest long side (elements) of a tile merged lane by lane ([`Ways`]). Against the
 /// register transposes (2-core Zen 4, 1 thread, float32 (N, k, L) <-> (N, L, k), one process
-/// alternating): from 128 the merge won nearly everywhere (1.5-3.4x for k = 3 and 5, 1.2-1.9x
-/// for k = 8; k = 8 into columns off the lines 0.86-1.0x); shorter tiles are mostly a few
+/// alternating): from 128 the merge won nearly everywhere (1.0-3.4x for k = 3 and 5, 0.86-1.9x
+/// for k = 8, the losses into columns off the lines); shorter tiles are mostly a few
 /// hundred bytes, whose per-tile costs and part strips the transposes' walk hid better (5 ×
 /// 76 of (20, 25, 38, 5, 4, 19) by (0, 1, 2, 4, 5, 3): merged 0.74x).
 pub const MIN_MERGED_EDGE: usize = 128;

@@ -55,15 +55,17 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
     if whole.1 || even.1.is_some() {
         p.cols.offsets(0, &mut out_col);
     }
-    // the tile whose tables are made, and the one whose output columns `lines` describes
-    // (their count of rows and table: the same for every full tile of an even group)
+    // the tile whose tables are made
     let mut have = (usize::MAX, usize::MAX);
-    let mut described = (usize::MAX, usize::MAX, usize::MAX);
     let k = Kernel::for_elem(e);
-    let mut lines = OutputLines::default();
-    // staged tiles (`tile_image`): their images' layout, and the scratch they wait in (made
-    // at the first staged tile)
-    let mut layout = ImageLayout::default();
+    // what the streamed tiles' output columns allow (`lines`) and their images' layout,
+    // kept for the last few tables of columns (keyed by their count of rows and table: the
+    // same for every full tile of an even group): a walk that takes two column tiles in
+    // turn sorted an 832-column layout at every tile, 11% of (78, 80, 85, 16) by (1, 3, 2,
+    // 0); and the scratch the staged tiles wait in (made at the first one)
+    let mut described: Vec<Described> = Vec::new();
+    let mut current = 0;
+    let no_layout = ImageLayout::default();
     let mut images: Option<Images> = None;
     let image_bytes = (p.tile_r * p.tile_c * e).max(super::super::cache::sizes().l2 / 8);
     // output columns that a register kernel cannot stream whole lines into (not aligned to
@@ -95,19 +97,27 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         }
         have = (tr, tc);
         let columns = (nr, nc, if even.1.is_some() { usize::MAX } else { tc });
-        if described != columns && p.stream {
-            described = columns;
-            lines = OutputLines::of(cols, nr * e);
-            if ways.is_some() || k != Kernel::Runs && (lines.stage || lines.apart) {
-                layout.set(cols, nr * e);
-                // columns apart within the kernels' strips of 16 may still follow each other
-                // in the output (the (92, 10, 20, 5, 16, 6) by (0, 3, 1, 5, 4, 2) copy's 20-row
-                // columns, 1280 bytes apart in the strip's order, 16 adjacent in the output):
-                // plain stores scatter them, the image streams them as one run
-                lines.stage |= layout.bytes()
-                    >= crate::exec::stores::staged_run(false).saturating_mul(layout.runs());
-            }
+        if p.stream && described.get(current).is_none_or(|d| d.columns != columns) {
+            current = match described.iter().position(|d| d.columns == columns) {
+                Some(at) => at,
+                None => {
+                    let new = Described::of(columns, cols, e, ways.is_some(), k != Kernel::Runs);
+                    if described.len() < DESCRIBED_TABLES {
+                        described.push(new);
+                        described.len() - 1
+                    } else {
+                        // (the oldest but one: the one before this tile is the likeliest next)
+                        let at = (current + 1) % DESCRIBED_TABLES;
+                        described[at] = new;
+                        at
+                    }
+                }
+            };
         }
+        let (lines, layout) = match described.get(current) {
+            Some(d) if p.stream => (d.lines, &d.layout),
+            _ => (OutputLines::default(), &no_layout),
+        };
         let (off_out, off_in) = outer_offsets(p, o);
         let (off_out, off_in) = (off_out + shift_out, off_in + shift_in);
         let s = src.get().wrapping_offset(off_in + (c0 * e) as isize) as *const u8;
@@ -142,7 +152,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
                 let images = images.get_or_insert_with(|| Images::new(image_bytes));
                 // SAFETY: as for the staged tiles below (`layout` is set for this table of
                 // columns whenever a merge is planned).
-                (unsafe { images.image(&layout, d) }, &layout.cols[..])
+                (unsafe { images.image(layout, d) }, &layout.cols[..])
             } else {
                 (d, cols)
             };
@@ -228,7 +238,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
             // are output elements of this work item, which this thread alone writes; the
             // image is filled below, before the next one; flushed before returning, and the
             // walk fences after.
-            (unsafe { images.image(&layout, d) }, &layout.cols[..])
+            (unsafe { images.image(layout, d) }, &layout.cols[..])
         } else {
             (d, cols)
         };
@@ -259,6 +269,48 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
     if let Some(images) = images.as_mut() {
         // SAFETY: the images recorded above, as guaranteed there.
         unsafe { images.flush() };
+    }
+}
+
+/// Tables of output columns whose [`Described`] a walk keeps.
+const DESCRIBED_TABLES: usize = 8;
+
+/// What a table of a tile's output columns allows when streamed, and its image's layout.
+struct Described {
+    /// (rows, columns, column tile or `usize::MAX` for an even group's one table)
+    columns: (usize, usize, usize),
+    lines: OutputLines,
+    layout: ImageLayout,
+}
+
+impl Described {
+    /// For output columns at `cols` of `columns.0` elements of `e` bytes, the layout made
+    /// for `merged` tiles (`raw::interleave`) and where the `registers` kernels may stage
+    /// them.
+    fn of(
+        columns: (usize, usize, usize),
+        cols: &[isize],
+        e: usize,
+        merged: bool,
+        registers: bool,
+    ) -> Described {
+        let run = columns.0 * e;
+        let mut lines = OutputLines::of(cols, run);
+        let mut layout = ImageLayout::default();
+        if merged || registers && (lines.stage || lines.apart) {
+            layout.set(cols, run);
+            // columns apart within the kernels' strips of 16 may still follow each other in
+            // the output (the (92, 10, 20, 5, 16, 6) by (0, 3, 1, 5, 4, 2) copy's 20-row
+            // columns, 1280 bytes apart in the strip's order, 16 adjacent in the output):
+            // plain stores scatter them, the image streams them as one run
+            lines.stage |= layout.bytes()
+                >= crate::exec::stores::staged_run(false).saturating_mul(layout.runs());
+        }
+        Described {
+            columns,
+            lines,
+            layout,
+        }
     }
 }
 
