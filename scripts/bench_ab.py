@@ -7,6 +7,7 @@ the shared library, each with its own state) and each case is timed with both, a
 which goes first, round after round: the ratio of their best times repeats to a few per cent.
 
     python scripts/bench_ab.py BUILD_A BUILD_B [--threads 1] [--rows perms,layout,reduce,outer]
+        [--into]
 
 A build is a `_ferroiter*.so` file or a folder holding one (a staged copy of
 `python/ferroiter`, or `target/quick` after `cargo build --profile quick --features python`,
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
 import statistics
 import time
 from collections.abc import Callable
@@ -52,22 +54,52 @@ def _array(shape: tuple[int, ...], dtype: type = np.float32) -> np.ndarray:
     return np.random.default_rng(0).random(shape).astype(dtype)
 
 
-def perm_cases() -> list[Case]:
-    """The bench's 12 random 3-6-dim permutations of ~8M float32 (`.contiguous()`)."""
-    cases: list[Case] = []
-    for shape, perm in random_permutations(8 << 20, 12):
+def _line_array(shape: tuple[int, ...], past_line: int) -> np.ndarray:
+    """Random float32 of `shape` starting `past_line` bytes past a page (so past a line),
+    every page written (untouched pages of a fresh array would read the kernel's zero page)."""
+    n = 4 * math.prod(shape)
+    raw = np.empty(n + 8192, np.uint8)
+    skip = -raw.ctypes.data % 4096 + past_line
+    a = raw[skip : skip + n].view(np.float32).reshape(shape)
+    a[...] = np.random.default_rng(0).random(shape, dtype=np.float32)
+    return a
+
+
+def _permuted(shape: tuple[int, ...], perm: tuple[int, ...], into: bool) -> list[Case]:
+    """`.contiguous()` of the permuted view (a fresh output each call, the input from
+    `astype`: 16 bytes past a line, as numpy allocates), or with `into` `copy_` into an
+    output on a line from inputs on a line and 16 bytes past one (what the kernels do
+    without the allocation and its page faults)."""
+    if not into:
         a = _array(shape)
 
-        def make(m: ModuleType, a: np.ndarray = a, perm: tuple[int, ...] = perm):
-            view = m.from_numpy(a).permute(*perm)
-            return view.contiguous
+        def make(m: ModuleType, a: np.ndarray = a):
+            return m.from_numpy(a).permute(*perm).contiguous
 
-        cases.append((f"{shape} by {perm}", 8 * a.size, make))
+        return [(f"{shape} by {perm}", 8 * a.size, make)]
+    cases: list[Case] = []
+    out = _line_array(tuple(shape[p] for p in perm), 0)
+    for past_line in (0, 16):
+        a = _line_array(shape, past_line)
+
+        def make_into(m: ModuleType, a: np.ndarray = a):
+            dst, view = m.from_numpy(out), m.from_numpy(a).permute(*perm)
+            return lambda: dst.copy_(view)
+
+        cases.append((f"{shape} by {perm} @{past_line}", 8 * a.size, make_into))
     return cases
 
 
-def layout_cases() -> list[Case]:
-    """Transposes and NCHW <-> NHWC as permuted copies (`.contiguous()`)."""
+def perm_cases(into: bool = False) -> list[Case]:
+    """The bench's 12 random 3-6-dim permutations of ~8M float32."""
+    cases: list[Case] = []
+    for shape, perm in random_permutations(8 << 20, 12):
+        cases += _permuted(shape, perm, into)
+    return cases
+
+
+def layout_cases(into: bool = False) -> list[Case]:
+    """Transposes and NCHW <-> NHWC as permuted copies."""
     cases: list[Case] = []
     for shape, perm in [
         ((4096, 4096), (1, 0)),
@@ -75,12 +107,7 @@ def layout_cases() -> list[Case]:
         ((16, 64, 56, 56), (0, 2, 3, 1)),
         ((16, 56, 56, 64), (0, 3, 1, 2)),
     ]:
-        a = _array(shape)
-
-        def make(m: ModuleType, a: np.ndarray = a, perm: tuple[int, ...] = perm):
-            return m.from_numpy(a).permute(*perm).contiguous
-
-        cases.append((f"{shape} by {perm}", 8 * a.size, make))
+        cases += _permuted(shape, perm, into)
     return cases
 
 
@@ -149,7 +176,7 @@ def mixed_cases() -> list[Case]:
     return cases
 
 
-GROUPS: dict[str, Callable[[], list[Case]]] = {
+GROUPS: dict[str, Callable[..., list[Case]]] = {
     "mixed": mixed_cases,
     "perms": perm_cases,
     "layout": layout_cases,
@@ -178,6 +205,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rows", default="perms,layout,reduce", help=",".join(GROUPS))
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument(
+        "--into",
+        action="store_true",
+        help="perms and layout by copy_ into an output on a line (inputs on a line and 16 "
+        "bytes past one), not contiguous()",
+    )
     args = parser.parse_args()
     builds = [load(args.a), load(args.b)]
     for m in builds:
@@ -188,7 +221,8 @@ def main() -> None:
             raise SystemExit(f"unknown rows {group!r}: {', '.join(GROUPS)}")
         print(f"-- {group}\n{'case':48} {'A GB/s':>8} {'B GB/s':>8} {'B / A':>7}")
         ratios = []
-        for name, nbytes, make in GROUPS[group]():
+        made = GROUPS[group](True) if args.into and group in ("perms", "layout") else None
+        for name, nbytes, make in made if made is not None else GROUPS[group]():
             times = best_pair([make(m) for m in builds], args.rounds)
             speeds = [nbytes / t / 1e9 for t in times]
             ratios.append(times[0] / times[1])
