@@ -9,7 +9,7 @@
 
 use super::tile_image::{ImageLayout, Images};
 use super::{prefetch_line, SendPtr};
-use crate::exec::permute::{PermuteCopy, TileKernel as Kernel, STREAMED_RUN_LINES};
+use crate::exec::permute::{PermuteCopy, TileKernel as Kernel, Ways, STREAMED_RUN_LINES};
 
 /// Copies work items `begin..end` of `p` (see [`PermuteCopy::items`]) from the input at `src`
 /// to the output at `dst`.
@@ -101,12 +101,13 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
             current = match described.iter().position(|d| d.columns == columns) {
                 Some(at) => at,
                 None => {
-                    let new = Described::of(columns, cols, e, ways.is_some(), k != Kernel::Runs);
+                    let interleaved = matches!(ways, Some(Ways::Interleave(_)));
+                    let new = Described::of(columns, cols, e, interleaved, k != Kernel::Runs);
                     if described.len() < DESCRIBED_TABLES {
                         described.push(new);
                         described.len() - 1
                     } else {
-                        // (the oldest but one: the one before this tile is the likeliest next)
+                        // (round robin from the one in use: the others were used earlier)
                         let at = (current + 1) % DESCRIBED_TABLES;
                         described[at] = new;
                         at
@@ -135,7 +136,6 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         };
         #[cfg(target_arch = "x86_64")]
         if let Some(ways) = ways {
-            use crate::exec::permute::Ways;
             // an interleaved tile whose output run is off the lines goes through an image
             // (`tile_image`), continued by the tiles that follow it in the output and
             // streamed whole: 1.1-1.5x over plain stores for runs of 228-8000 elements
@@ -151,7 +151,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
             let (to, cols) = if staged {
                 let images = images.get_or_insert_with(|| Images::new(image_bytes));
                 // SAFETY: as for the staged tiles below (`layout` is set for this table of
-                // columns whenever a merge is planned).
+                // columns whenever interleaving is planned).
                 (unsafe { images.image(layout, d) }, &layout.cols[..])
             } else {
                 (d, cols)
@@ -285,19 +285,19 @@ struct Described {
 
 impl Described {
     /// For output columns at `cols` of `columns.0` elements of `e` bytes, the layout made
-    /// for `merged` tiles (`raw::interleave`) and where the `registers` kernels may stage
-    /// them.
+    /// for `interleaved` tiles (`raw::interleave`) and where the `registers` kernels may
+    /// stage them.
     fn of(
         columns: (usize, usize, usize),
         cols: &[isize],
         e: usize,
-        merged: bool,
+        interleaved: bool,
         registers: bool,
     ) -> Described {
         let run = columns.0 * e;
         let mut lines = OutputLines::of(cols, run);
         let mut layout = ImageLayout::default();
-        if merged || registers && (lines.stage || lines.apart) {
+        if interleaved || registers && (lines.stage || lines.apart) {
             layout.set(cols, run);
             // columns apart within the kernels' strips of 16 may still follow each other in
             // the output (the (92, 10, 20, 5, 16, 6) by (0, 3, 1, 5, 4, 2) copy's 20-row
