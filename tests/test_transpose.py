@@ -242,6 +242,30 @@ def test_streamed_transpose_into_columns_off_the_lines() -> None:
         check_permuted((4097, 1031), (1, 0), torch.float32, threads, grain)
 
 
+def test_transposes_of_rows_a_multiple_of_4_kib_apart() -> None:
+    """float32 inputs whose rows lie a multiple of 4 KiB apart (1024 or 2048 columns), where
+    a column's lines of many rows share cache sets: with AVX-512 each tile is walked
+    diagonally, row block b taking strip t - 3b (exec/raw/lines512.rs `copy_tile_diagonal`),
+    plain stores in cache (1100 x 1024) and streamed ones (4096 x 2048, 33.6 MB), rows
+    forwards and backwards (numpy's flipped views), columns cut short of a block (a slice
+    of 1000 of the 1024), at 1 and 2 threads and chunks of a tiny grain; against numpy."""
+    for shape, cols in [((1100, 1024), 1024), ((1100, 1024), 1000), ((4096, 2048), 2048)]:
+        base = (np.arange(math.prod(shape)) % 65521).astype(np.float32).reshape(shape)
+        for view in (base[:, :cols], base[::-1, :cols]):
+            want = np.ascontiguousarray(view.T)
+            for threads, grain in PARALLELISM:
+                with parallelism(threads, grain):
+                    got = fi.from_numpy(view).permute(1, 0).contiguous()
+                assert got.shape == want.shape and got.strides == want.strides
+                np.testing.assert_array_equal(got.numpy(), want)
+    view = fi.from_numpy(np.zeros((4096, 2048), np.float32)).permute(1, 0)
+    text = fi.TensorIterator.copy_op(fi.empty(view.shape, dtype=view.dtype), view).explain()
+    assert "8192 bytes apart, a multiple of 4 KiB" in text, text
+    padded = fi.from_numpy(np.zeros((4096, 2064), np.float32)[:, :2048]).permute(1, 0)
+    text = fi.TensorIterator.copy_op(fi.empty(view.shape, dtype=view.dtype), padded).explain()
+    assert "walked diagonally" not in text, text
+
+
 @pytest.mark.parametrize("head", [16, 32, 48, 64, 128])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["float32", "float16"])
 def test_attention_heads_swapped(head, dtype) -> None:

@@ -409,6 +409,13 @@ fn off_lines(stream: bool, width: usize, col_stride: isize) -> bool {
     stream && width == 4 && col_stride % 64 != 0
 }
 
+/// Whether a direct copy's float32 tiles (`edge0` rows, input rows `row_stride` bytes apart)
+/// take the diagonal walk (`raw::lines512::copy_tile_diagonal`, where the rows share cache
+/// sets); the kernel decides per tile, for tiles of 32 rows or more.
+fn diagonal(width: usize, row_stride: isize, edge0: usize) -> bool {
+    width == 4 && edge0 >= 32 && crate::exec::raw::rows_share_cache_sets(row_stride)
+}
+
 /// Granularity of direct tile edges (elements): 16 keeps every tile's output rows starting
 /// on the same offset within a cache line as the first tile's (a line holds 16 float32).
 pub const DIRECT_EDGE_STEP: usize = 16;
@@ -650,6 +657,14 @@ pub fn describe(plan: &TensorIterator) -> String {
                              by the first, only each column's own partial end lines stored \
                              plainly",
                             ops[0].stride_bytes[t.dim]
+                        )
+                    } else if diagonal(ops[0].itemsize(), ops[1].stride_bytes[first], t.edge0) {
+                        format!(
+                            "; the input's rows lie {} bytes apart, a multiple of 4 KiB, where a \
+                             column's lines share cache sets: (with AVX-512) each tile walked \
+                             diagonally, row block b taking strip t - 3b at step t, each block \
+                             asking for its next strip's lines into L2",
+                            ops[1].stride_bytes[first]
                         )
                     } else {
                         String::new()

@@ -85,6 +85,16 @@ fn output_columns(dst: *const u8, dc: isize, nr: usize) -> (bool, bool) {
     )
 }
 
+/// Whether a tile's input rows `stride` bytes apart share their cache sets: rows a multiple
+/// of 4 KiB apart (the span of an x86 L1's sets, 64 sets of 64 bytes) put a column's line of
+/// every row of a block into one L1 set and of 8-16 rows into one L2 set (a 4096-wide float32
+/// matrix's rows: 16 KiB), so that a strip's lines, brought in ahead, evict each other before
+/// their loads come. Such tiles take the diagonal walk
+/// (`lines512::copy_tile_diagonal`).
+pub(crate) fn rows_share_cache_sets(stride: isize) -> bool {
+    stride != 0 && stride.unsigned_abs().is_multiple_of(4096)
+}
+
 /// One tile of [`copy_tiles`]: element `(i, j)` from `src + i·s0 + j·s1` to `dst + i·d0 +
 /// j·d1` for `i < n0`, `j < n1`.
 ///
@@ -354,6 +364,19 @@ unsafe fn lines_avx512_4(
         "joined tiles take the realigned kernel"
     );
     let (aligned, adjacent) = output_columns(dst, dc, nr);
+    let plain_or_streamed = !stream || aligned;
+    if plain_or_streamed && nr >= 32 && rows_share_cache_sets(sr) {
+        // SAFETY: as below, streamed only where `lines512::Store::Stream` would be.
+        unsafe {
+            lines512::copy_tile_diagonal(
+                |r| src.wrapping_offset(r as isize * sr),
+                |c| dst.wrapping_offset(c as isize * dc),
+                (nr, nc),
+                stream,
+            )
+        };
+        return;
+    }
     let run = if adjacent { 64 * nr } else { 4 * nr };
     let mut scratch = Vec::new();
     let store = if stream && aligned {
