@@ -171,6 +171,12 @@ pub(super) unsafe fn copy_tile(
 /// 4096² transpose lost a fifth, its row addresses spilled).
 ///
 /// `joins` says which ends of the columns' runs meet a neighbouring tile's ([`Joins`]).
+/// With `ASK_JOINED`, the next tile's first 16 rows that a join reads are asked for ahead
+/// like the tile's own (left to demand misses they held up every strip): the direct walk's
+/// 4097 × 4100 float32 transpose 1.21-1.24x on the 2-core Zen 4 at 1 thread, 1.04x at 2
+/// (one process alternating). The permuting copy's tiles do without: with it, two of its realigned random
+/// permutations ran 0.74-0.89x, even when only their strips' code differed and not what
+/// they asked for (the compiled kernel as a whole; not understood).
 ///
 /// # Safety
 /// As for [`copy_tile`]; with `joins.into_next`, also for rows `nr..nr + 16` (the next
@@ -178,7 +184,7 @@ pub(super) unsafe fn copy_tile(
 /// line boundary there), and `nr` is a multiple of 16.
 #[target_feature(enable = "avx512f")]
 #[inline(never)]
-pub(super) unsafe fn copy_tile_realigned(
+pub(super) unsafe fn copy_tile_realigned<const ASK_JOINED: bool>(
     in_row: impl Fn(usize) -> *const u8,
     out_col: impl Fn(usize) -> *mut u8,
     (nr, nc): (usize, usize),
@@ -190,7 +196,7 @@ pub(super) unsafe fn copy_tile_realigned(
         // `into_next`); the realigned strip's columns checked 4-byte aligned here.
         unsafe {
             if m == 16 && nr >= 32 && (0..16).all(|q| (out_col(c + q) as usize).is_multiple_of(4)) {
-                strip_realigned(&in_row, &out_col, c, nr, joins)
+                strip_realigned::<ASK_JOINED>(&in_row, &out_col, c, nr, joins)
             } else {
                 strip(&in_row, &out_col, (c, m), nr, false, false)
             }
@@ -354,7 +360,7 @@ unsafe fn strip(
 /// aligned.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn strip_realigned(
+unsafe fn strip_realigned<const ASK_JOINED: bool>(
     in_row: &impl Fn(usize) -> *const u8,
     out_col: &impl Fn(usize) -> *mut u8,
     c: usize,
@@ -376,14 +382,21 @@ unsafe fn strip_realigned(
         pick[q] = _mm512_add_epi32(iota, _mm512_set1_epi32(h as i32));
         line[q] = at.wrapping_add(4 * h) as *mut f32;
     }
+    // the rows the strip reads: with a join and `ASK_JOINED`, the next tile's first 16 too,
+    // asked for like the others (see `copy_tile_realigned`)
+    let span = if joins.into_next && ASK_JOINED {
+        nr + 16
+    } else {
+        nr
+    };
     let mut ahead = if nr.next_multiple_of(16) <= ALONG_ROWS_UP_TO {
         (0, c + 32)
     } else {
         (PREFETCH_ROWS, c)
     };
-    let rows = nr.next_multiple_of(16);
+    let rows = span.next_multiple_of(16);
     let next_ahead = |ahead: &mut (usize, usize)| {
-        let now = (ahead.0.min(nr - 16), ahead.1);
+        let now = (ahead.0.min(span - 16), ahead.1);
         ahead.0 += 16;
         if ahead.0 >= rows {
             *ahead = (ahead.0 - rows, ahead.1 + 16);
@@ -392,7 +405,8 @@ unsafe fn strip_realigned(
     };
     let first = next_ahead(&mut ahead);
     // SAFETY: rows 0..16 and columns c..c+16 of the tile (the caller's guarantees; so are
-    // the later blocks', below 16·full); the lines prefetched are rows of the tile.
+    // the later blocks', below 16·full); the lines prefetched are rows of the tile or, with
+    // `ASK_JOINED` and a join, of the next tile's first 16 (readable too: the caller's).
     let block0 = unsafe { load_block!(in_row, (0, c), (first.0, first.1)) };
     let mut prev = transpose16(block0);
     for (q, v) in prev.iter().enumerate() {
@@ -405,7 +419,7 @@ unsafe fn strip_realigned(
     // column (`nr` is then `16·full`, and those rows are readable: the caller's guarantees)
     let blocks = if joins.into_next { full + 1 } else { full };
     for b in 1..blocks {
-        let at = if b < full {
+        let at = if b < full || ASK_JOINED {
             next_ahead(&mut ahead)
         } else {
             (16 * b, c)
@@ -711,7 +725,7 @@ mod tests {
             if let Mode::Diagonal { stream } = mode {
                 copy_tile_diagonal(row, col, (nr, nc), stream)
             } else if matches!(mode, Mode::Realigned) {
-                copy_tile_realigned(row, col, (nr, nc), Joins::default())
+                copy_tile_realigned::<false>(row, col, (nr, nc), Joins::default())
             } else {
                 copy_tile(row, col, (nr, nc), store)
             }

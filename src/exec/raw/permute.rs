@@ -219,7 +219,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
             // which that tile then leaves, as `joins.after_previous` says there; the walk
             // fences after.
             unsafe {
-                super::lines512::copy_tile_realigned(
+                super::lines512::copy_tile_realigned::<false>(
                     |r| s.wrapping_offset(ahead[r]),
                     |c| d.wrapping_offset(cols[c]),
                     (nr, nc),

@@ -349,7 +349,7 @@ unsafe fn lines_avx512_4(
     if realigns(dst, dc, nr, stream) {
         // SAFETY: as below, and the caller's guarantees for `joins`.
         unsafe {
-            lines512::copy_tile_realigned(
+            lines512::copy_tile_realigned::<true>(
                 |r| src.wrapping_offset(r as isize * sr),
                 |c| dst.wrapping_offset(c as isize * dc),
                 (nr, nc),
