@@ -342,20 +342,16 @@ unsafe fn lines_avx512_4(
     stream: bool,
     joins: Joins,
 ) {
+    // the kernels' row and column addresses (plain pointers and strides: the closures copy)
+    let in_row = |r: usize| src.wrapping_offset(r as isize * sr);
+    let out_col = |c: usize| dst.wrapping_offset(c as isize * dc);
     // output columns that are not line-aligned are streamed realigned in registers when
     // they are apart and at least two blocks long ([`realigns`]), else staged if their runs
     // (a strip's 16 as one where they are adjacent: one run through the scratch, where
     // realigned each column would end in partial lines) are long (`lines512::Store::Staged`)
     if realigns(dst, dc, nr, stream) {
         // SAFETY: as below, and the caller's guarantees for `joins`.
-        unsafe {
-            lines512::copy_tile_realigned::<true>(
-                |r| src.wrapping_offset(r as isize * sr),
-                |c| dst.wrapping_offset(c as isize * dc),
-                (nr, nc),
-                joins,
-            )
-        };
+        unsafe { lines512::copy_tile_realigned::<true>(in_row, out_col, (nr, nc), joins) };
         return;
     }
     debug_assert_eq!(
@@ -367,14 +363,7 @@ unsafe fn lines_avx512_4(
     let plain_or_streamed = !stream || aligned;
     if plain_or_streamed && nr >= 32 && rows_share_cache_sets(sr) {
         // SAFETY: as below, streamed only where `lines512::Store::Stream` would be.
-        unsafe {
-            lines512::copy_tile_diagonal(
-                |r| src.wrapping_offset(r as isize * sr),
-                |c| dst.wrapping_offset(c as isize * dc),
-                (nr, nc),
-                stream,
-            )
-        };
+        unsafe { lines512::copy_tile_diagonal(in_row, out_col, (nr, nc), stream) };
         return;
     }
     let run = if adjacent { 64 * nr } else { 4 * nr };
@@ -390,14 +379,7 @@ unsafe fn lines_avx512_4(
     // SAFETY: element (r, c) at `src + r·sr + 4c` and `dst + 4r + c·dc` for r < nr, c < nc:
     // the caller's guarantees, which are `lines512::copy_tile`'s; the scratch's size is the
     // one `copy_tile` asks for.
-    unsafe {
-        lines512::copy_tile(
-            |r| src.wrapping_offset(r as isize * sr),
-            |c| dst.wrapping_offset(c as isize * dc),
-            (nr, nc),
-            store,
-        )
-    }
+    unsafe { lines512::copy_tile(in_row, out_col, (nr, nc), store) }
 }
 
 /// [`lines_avx2`] for 2-byte elements with SSE2 (part of x86-64): steps of 32 rows × 8
