@@ -7,7 +7,7 @@ the shared library, each with its own state) and each case is timed with both, a
 which goes first, round after round: the ratio of their best times repeats to a few per cent.
 
     python scripts/bench_ab.py BUILD_A BUILD_B [--threads 1] [--rows perms,layout,reduce,outer]
-        [--into]
+        [--into] [--only TEXT]
 
 A build is a `_ferroiter*.so` file or a folder holding one (a staged copy of
 `python/ferroiter`, or `target/quick` after `cargo build --profile quick --features python`,
@@ -206,6 +206,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rows", default="perms,layout,reduce", help=",".join(GROUPS))
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--only", default="", help="only the cases whose name holds this")
     parser.add_argument(
         "--into",
         action="store_true",
@@ -224,6 +225,8 @@ def main() -> None:
         ratios = []
         made = GROUPS[group](True) if args.into and group in ("perms", "layout") else None
         for name, nbytes, make in made if made is not None else GROUPS[group]():
+            if args.only not in name:
+                continue
             times = best_pair([make(m) for m in builds], args.rounds)
             speeds = [nbytes / t / 1e9 for t in times]
             ratios.append(times[0] / times[1])
