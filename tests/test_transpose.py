@@ -290,6 +290,38 @@ def test_attention_heads_swapped(head, dtype) -> None:
         assert torch.equal(out_t, want)
 
 
+@pytest.mark.parametrize(
+    ("shape", "perm"),
+    [
+        ((60, 14, 822), (0, 2, 1)),  # tiles of 14 rows by 822: every block an edge
+        ((3, 7, 20, 5, 16, 6), (0, 3, 1, 5, 4, 2)),  # 20 rows: a 4-row edge per strip
+        ((2, 9, 19, 19, 51), (3, 1, 0, 4, 2)),  # 19 rows by 969
+        ((40, 14, 128), (0, 2, 1)),  # rows as long as EDGES_ASK_FROM
+        ((40, 14, 127), (0, 2, 1)),  # and just short of it
+        ((50, 9, 200), (0, 2, 1)),  # 9 rows
+    ],
+    ids=["14x822", "20x480", "19x969", "14x128", "14x127", "9x200"],
+)
+def test_tiles_of_a_few_long_rows(shape, perm) -> None:
+    """Permuting copies whose tiles hold fewer than 16 input rows (or end in such a block)
+    along rows of 127-969 elements: their edge blocks ask for the lines ahead as whole blocks
+    do (exec/raw/lines512.rs `EDGES_ASK_FROM`); float32 against torch at 1 and 2 threads and
+    a tiny grain, and into an output 16 bytes past a line with the bytes around it
+    untouched."""
+    t = distinct_values(shape, torch.float32)
+    want = t.permute(perm).contiguous()
+    for threads, grain in PARALLELISM:
+        check_permuted(shape, perm, torch.float32, threads, grain)
+        memory = torch.zeros(want.numel() + 64, dtype=torch.float32)
+        skip = (-memory.data_ptr() % 64 + 16) // 4
+        out_t = memory[skip : skip + want.numel()].view(want.shape)
+        with parallelism(threads, grain):
+            share(out_t).copy_(share(t).permute(perm))
+        assert torch.equal(out_t, want)
+        assert torch.count_nonzero(memory[:skip]) == 0
+        assert torch.count_nonzero(memory[skip + want.numel() :]) == 0
+
+
 def near_last_level() -> bool:
     """Whether exec/stores.rs counts this CPU's last-level cache as near (not Intel's)."""
     try:

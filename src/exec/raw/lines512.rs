@@ -81,6 +81,17 @@ const PREFETCH_AT: usize = 60;
 /// GB/s at 1 thread against 9.6-11.5 with this limit, alternating builds twice.
 const ALONG_ROWS_UP_TO: usize = 256;
 
+/// The shortest tile rows (elements) whose blocks of fewer than 16 rows ask for their lines
+/// ahead as whole blocks do ([`strip`]; tiles of a multiple of 16 rows never ask): tiles of
+/// fewer than 16 rows (or their last rows) read as many short streams as whole blocks, which
+/// the hardware prefetchers leave to demand misses. On the 2-core Zen 4 (1 thread, one
+/// process alternating with the blocks asking nothing, four runs) asking took tiles of
+/// 19 × 969 1.12-1.18x (1.11-1.22x at 2 threads) and 20 × 480 from inputs 16 bytes past a
+/// line 1.2-1.5x; 14 × 822 moved 0.9-1.2x from run to run. Rows shorter than this are a few
+/// lines each, read by the blocks themselves or streamed by the hardware along tiles that
+/// follow each other in memory (5 × 76 tiles ran 0.9x asking).
+const EDGES_ASK_FROM: usize = 128;
+
 /// Rows `r..r + 16`, columns `c..c + 16` of the tile, row q in `x[q]`, asking for the lines
 /// of the block at `(pr, pc)` on the way (a macro: as a function, not inlined into its
 /// callers, its block went through memory, a third of a transpose's time).
@@ -121,6 +132,30 @@ pub(super) unsafe fn copy_tile(
         unsafe { rows_outside(&in_row, &out_col, (nr, nc)) };
         return;
     }
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        if nc >= EDGES_ASK_FROM && !nr.is_multiple_of(16) {
+            strips::<true>(in_row, out_col, (nr, nc), store)
+        } else {
+            strips::<false>(in_row, out_col, (nr, nc), store)
+        }
+    }
+}
+
+/// [`copy_tile`]'s strips of 16 columns, whose blocks of fewer than 16 rows ask for their
+/// lines ahead when `ASK_EDGES` ([`EDGES_ASK_FROM`]; a constant: the tiles that do not ask
+/// keep their code as it was, on which their speed depends).
+///
+/// # Safety
+/// As for [`copy_tile`].
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn strips<const ASK_EDGES: bool>(
+    in_row: impl Fn(usize) -> *const u8,
+    out_col: impl Fn(usize) -> *mut u8,
+    (nr, nc): (usize, usize),
+    store: Store,
+) {
     let run = 4 * nr;
     // a staged strip is flushed one strip later, from the other half of the scratch, so that
     // its loads do not wait on the strip's own stores still in flight (wide stores do not
@@ -144,14 +179,16 @@ pub(super) unsafe fn copy_tile(
                         .wrapping_add((c / 16 % 2) * (16 * run + 64))
                         as *mut u8;
                     let stage = |cc: usize| half.wrapping_add((cc - c) * run);
-                    strip(&in_row, &stage, (c, m), nr, false, true);
+                    strip::<ASK_EDGES>(&in_row, &stage, (c, m), nr, false, true);
                     if let Some((pc, pm, pbase)) = pending {
                         flush(pbase, run, pm, |q| out_col(pc + q));
                     }
                     pending = Some((c, m, half));
                 }
-                Store::Stream => strip(&in_row, &out_col, (c, m), nr, true, false),
-                Store::Plain | Store::Image => strip(&in_row, &out_col, (c, m), nr, false, false),
+                Store::Stream => strip::<ASK_EDGES>(&in_row, &out_col, (c, m), nr, true, false),
+                Store::Plain | Store::Image => {
+                    strip::<ASK_EDGES>(&in_row, &out_col, (c, m), nr, false, false)
+                }
             }
         }
         c += 16;
@@ -198,7 +235,9 @@ pub(super) unsafe fn copy_tile_realigned<const ASK_JOINED: bool>(
             if m == 16 && nr >= 32 && (0..16).all(|q| (out_col(c + q) as usize).is_multiple_of(4)) {
                 strip_realigned::<ASK_JOINED>(&in_row, &out_col, c, nr, joins)
             } else {
-                strip(&in_row, &out_col, (c, m), nr, false, false)
+                // (its edge blocks ask for nothing: which leaves this kernel's code as it
+                // was, on which the realigned strips' speed depends)
+                strip::<false>(&in_row, &out_col, (c, m), nr, false, false)
             }
         }
     }
@@ -294,13 +333,14 @@ pub(super) unsafe fn copy_tile_diagonal(
     }
 }
 
-/// Columns `c..c + m` (`m <= 16`) of [`copy_tile`]'s tile, down all `nr` rows.
+/// Columns `c..c + m` (`m <= 16`) of [`copy_tile`]'s tile, down all `nr` rows; with
+/// `ASK_EDGES`, a block of fewer than 16 rows asks for its rows' lines as a whole block does.
 ///
 /// # Safety
 /// As for [`copy_tile`], for those columns; `stream` as [`Store::Stream`] says.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn strip(
+unsafe fn strip<const ASK_EDGES: bool>(
     in_row: &impl Fn(usize) -> *const u8,
     out_col: &impl Fn(usize) -> *mut u8,
     (c, m): (usize, usize),
@@ -329,6 +369,15 @@ unsafe fn strip(
             // (the rows asked for stay inside the tile: the callers' `in_row` may index a
             // table of rows; a full block means `nr >= 16`)
             let rows_ahead = ahead.0.min(nr.saturating_sub(16));
+            if ASK_EDGES && k < 16 && m == 16 {
+                // the rows of an edge block (which asks for nothing itself), asked for as a
+                // whole block asks for its own (rows `nr - k..nr` at most: inside the tile)
+                ask_rows(
+                    in_row,
+                    ahead.0.min(nr - k)..ahead.0.min(nr - k) + k,
+                    ahead.1,
+                );
+            }
             // SAFETY: rows r..r+k and columns c..c+m of the tile (the caller's guarantees).
             unsafe {
                 block::<_MM_HINT_T0>(
@@ -453,6 +502,17 @@ unsafe fn strip_realigned<const ASK_JOINED: bool>(
     if !nr.is_multiple_of(16) {
         // SAFETY: the rows past the full blocks, columns c..c+16 (the caller's guarantees).
         unsafe { edge_block(in_row, out_col, (16 * full, c), (nr % 16, 16), false) };
+    }
+}
+
+/// Asks for the line of each row in `rows` at column `c` (plus [`PREFETCH_AT`]) into L1, as
+/// [`full_block`] asks for its rows' lines.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn ask_rows(in_row: &impl Fn(usize) -> *const u8, rows: std::ops::Range<usize>, c: usize) {
+    for r in rows {
+        // A prefetch is a hint that never faults, whatever its address.
+        _mm_prefetch::<_MM_HINT_T0>(in_row(r).wrapping_add(4 * c + PREFETCH_AT) as *const i8);
     }
 }
 
@@ -649,23 +709,26 @@ mod tests {
             return;
         }
         let sizes = [1usize, 2, 5, 15, 16, 17, 31, 32, 33, 40, 70];
-        for &nr in &sizes {
-            for &nc in &sizes {
-                for (reversed, mode) in [
-                    (false, Mode::Plain),
-                    (true, Mode::Plain),
-                    (false, Mode::Stream),
-                    (false, Mode::Staged { gap: 0 }),
-                    (true, Mode::Staged { gap: 1 }),
-                    (false, Mode::Realigned),
-                    (true, Mode::Realigned),
-                    (false, Mode::Diagonal { stream: false }),
-                    (true, Mode::Diagonal { stream: false }),
-                    (false, Mode::Diagonal { stream: true }),
-                    (true, Mode::Diagonal { stream: true }),
-                ] {
-                    check(nr, nc, reversed, mode);
-                }
+        // and tiles of a few rows as long as the edge blocks ask ahead along (`EDGES_ASK_FROM`)
+        let few_long = [(5, 130), (14, 300), (20, 129), (33, 200)];
+        let shapes = sizes
+            .iter()
+            .flat_map(|&nr| sizes.iter().map(move |&nc| (nr, nc)));
+        for (nr, nc) in shapes.chain(few_long) {
+            for (reversed, mode) in [
+                (false, Mode::Plain),
+                (true, Mode::Plain),
+                (false, Mode::Stream),
+                (false, Mode::Staged { gap: 0 }),
+                (true, Mode::Staged { gap: 1 }),
+                (false, Mode::Realigned),
+                (true, Mode::Realigned),
+                (false, Mode::Diagonal { stream: false }),
+                (true, Mode::Diagonal { stream: false }),
+                (false, Mode::Diagonal { stream: true }),
+                (true, Mode::Diagonal { stream: true }),
+            ] {
+                check(nr, nc, reversed, mode);
             }
         }
     }
@@ -706,10 +769,15 @@ mod tests {
         };
         let dst = buf[skip..].as_mut_ptr() as *mut u8;
         let base = src.as_ptr().wrapping_add(1) as *const u8;
-        let row = |r: usize| {
-            let r = if reversed { nr - 1 - r } else { r };
-            base.wrapping_add(4 * r * in_ld)
-        };
+        // a table of the tile's rows, as the permuting copy's: a row asked for (or read)
+        // outside the tile indexes past it and panics
+        let rows: Vec<*const u8> = (0..nr)
+            .map(|r| {
+                let r = if reversed { nr - 1 - r } else { r };
+                base.wrapping_add(4 * r * in_ld)
+            })
+            .collect();
+        let row = |r: usize| rows[r];
         let col = |c: usize| dst.wrapping_add(4 * c * ld);
         let mut scratch = vec![0u8; staged_scratch(nr)];
         let store = match mode {
