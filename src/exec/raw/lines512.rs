@@ -66,6 +66,16 @@ pub(super) fn staged_scratch(nr: usize) -> usize {
 /// 17-20 to 20-24 GB/s (4 blocks ahead; 2 or 8 gained less), alternating processes.
 const PREFETCH_ROWS: usize = 64;
 
+/// [`PREFETCH_ROWS`] for the realigned strips ([`strip_realigned`]): 16 blocks ahead. Their
+/// blocks take longer than plain ones (a permute more per output line, the line pointers of
+/// 16 columns), and four blocks ahead left their loads waiting: on the 2-core Zen 4 (1
+/// thread, alternating processes, two rounds) the realigned permutations' 1024-1296-row
+/// strips ran at 64 / 128 / 192 / 256 / 384 rows ahead: (9, 1449, 86, 7) by (3, 2, 1, 0)
+/// 37-39 / 46-50 / 38-52 / 47-49 / 45-46 GB/s, (30, 106, 3, 21, 16, 3) by (5, 3, 4, 2, 0, 1)
+/// 36-42 / - / 34 / 43-49 / 45-48, (3, 90, 5, 12, 10, 50) by (3, 5, 1, 4, 0, 2) 26-30 / 31 /
+/// 24-32 / 30-31 / 28-30 (32 rows: 25 and 27). 256 rows of one line each stay well inside L1.
+const REALIGNED_PREFETCH_ROWS: usize = 256;
+
 /// Where in a block's row of 16 elements (bytes) its prefetch points: at the last one, so
 /// that an input row off the cache lines has the line each load ends in asked for (the line
 /// it starts in is the one the strip before ended in). Asked for at the first element, a
@@ -441,7 +451,7 @@ unsafe fn strip_realigned<const ASK_JOINED: bool>(
     let mut ahead = if nr.next_multiple_of(16) <= ALONG_ROWS_UP_TO {
         (0, c + 32)
     } else {
-        (PREFETCH_ROWS, c)
+        (REALIGNED_PREFETCH_ROWS, c)
     };
     let rows = span.next_multiple_of(16);
     let next_ahead = |ahead: &mut (usize, usize)| {
@@ -709,8 +719,16 @@ mod tests {
             return;
         }
         let sizes = [1usize, 2, 5, 15, 16, 17, 31, 32, 33, 40, 70];
-        // and tiles of a few rows as long as the edge blocks ask ahead along (`EDGES_ASK_FROM`)
-        let few_long = [(5, 130), (14, 300), (20, 129), (33, 200)];
+        // and tiles of a few rows as long as the edge blocks ask ahead along (`EDGES_ASK_FROM`),
+        // and strips long enough to ask down their rows (`ALONG_ROWS_UP_TO`)
+        let few_long = [
+            (5, 130),
+            (14, 300),
+            (20, 129),
+            (33, 200),
+            (300, 33),
+            (529, 17),
+        ];
         let shapes = sizes
             .iter()
             .flat_map(|&nr| sizes.iter().map(move |&nc| (nr, nc)));
