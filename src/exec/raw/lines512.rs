@@ -382,11 +382,8 @@ unsafe fn strip<const ASK_EDGES: bool>(
             if ASK_EDGES && k < 16 && m == 16 {
                 // the rows of an edge block (which asks for nothing itself), asked for as a
                 // whole block asks for its own (rows `nr - k..nr` at most: inside the tile)
-                ask_rows(
-                    in_row,
-                    ahead.0.min(nr - k)..ahead.0.min(nr - k) + k,
-                    ahead.1,
-                );
+                let first = ahead.0.min(nr - k);
+                ask_rows(in_row, first..first + k, ahead.1);
             }
             // SAFETY: rows r..r+k and columns c..c+m of the tile (the caller's guarantees).
             unsafe {
