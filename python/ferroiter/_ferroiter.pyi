@@ -6,7 +6,7 @@ anything ``numpy.dtype()`` accepts (plus torch dtypes, by name); ``Array.dtype``
 ``python -m mypy.stubtest ferroiter._ferroiter --allowlist scripts/stubtest-allowlist.txt``.
 """
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import EllipsisType, ModuleType
 from typing import (
     Any,
@@ -1214,6 +1214,26 @@ def _op_table() -> list[dict[str, Any]]:
 
 def _panic_in_loop(message: str, chunks: int) -> None:
     """Panics inside the core (in a loop's last chunk; outside loops for 0 chunks): a test hook."""
+
+# ---- the Array API namespace's one-step calls (src/py/standard.rs) ----
+
+def _standard_binary_op(name: str) -> int:
+    """The index of a binary function of the op table, by its name."""
+
+def _standard_unary_op(name: str) -> int:
+    """The index of a unary function of the op table, by its name."""
+
+def _standard_binary(
+    op: int, x1: object, x2: object, slow: Callable[[Any, Any], Any], cls: type
+) -> Any:
+    """The namespace's ``x1 op x2`` in one step where its promotion is the identity, else
+    ``slow(x1, x2)``."""
+
+def _standard_unary(
+    op: int, x: object, slow: Callable[[Any], Any], cls: type, real_only: bool
+) -> Any:
+    """The namespace's ``op(x)`` in one step for its arrays (real ones when ``real_only``),
+    else ``slow(x)``."""
 
 # ---- configuration (src/py/config.rs) ----
 

@@ -15,6 +15,7 @@ mod numpy_bridge;
 mod ops;
 mod reductions;
 mod sorting;
+mod standard;
 
 pub use array::PyArray;
 
@@ -119,6 +120,7 @@ fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sorting::register(m)?;
     linalg::register(m)?;
     manipulation::register(m)?;
+    standard::register(m)?;
     // PyO3 keeps an `__all__` as names are added. The package computes its own from the
     // public names (python/ferroiter/__init__.py), and without one here the stub needs none:
     // each function is written once in it, where it is defined.

@@ -17,6 +17,7 @@ import numpy as np
 import ferroiter as _fi
 
 from . import _elementwise as _ew
+from . import _helpers
 from ._dtypes import INTEGRAL, DType
 from ._dtypes import bool as bool_dtype
 from ._helpers import unwrap
@@ -244,65 +245,51 @@ class Array:
         self._a.copy_(result._a)
         return self
 
-    def __add__(self, other: _Other, /) -> Array:
-        return _ew.add(self, other)
+    __add__ = _ew.add
 
-    def __radd__(self, other: _Other, /) -> Array:
-        return _ew.add(other, self)
+    __radd__ = _ew.reflected(_ew.add)
 
     def __iadd__(self, other: _Other, /) -> Array:
         return self._inplace(_ew.add, other)
 
-    def __sub__(self, other: _Other, /) -> Array:
-        return _ew.subtract(self, other)
+    __sub__ = _ew.subtract
 
-    def __rsub__(self, other: _Other, /) -> Array:
-        return _ew.subtract(other, self)
+    __rsub__ = _ew.reflected(_ew.subtract)
 
     def __isub__(self, other: _Other, /) -> Array:
         return self._inplace(_ew.subtract, other)
 
-    def __mul__(self, other: _Other, /) -> Array:
-        return _ew.multiply(self, other)
+    __mul__ = _ew.multiply
 
-    def __rmul__(self, other: _Other, /) -> Array:
-        return _ew.multiply(other, self)
+    __rmul__ = _ew.reflected(_ew.multiply)
 
     def __imul__(self, other: _Other, /) -> Array:
         return self._inplace(_ew.multiply, other)
 
-    def __truediv__(self, other: _Other, /) -> Array:
-        return _ew.divide(self, other)
+    __truediv__ = _ew.divide
 
-    def __rtruediv__(self, other: _Other, /) -> Array:
-        return _ew.divide(other, self)
+    __rtruediv__ = _ew.reflected(_ew.divide)
 
     def __itruediv__(self, other: _Other, /) -> Array:
         return self._inplace(_ew.divide, other)
 
-    def __floordiv__(self, other: _Other, /) -> Array:
-        return _ew.floor_divide(self, other)
+    __floordiv__ = _ew.floor_divide
 
-    def __rfloordiv__(self, other: _Other, /) -> Array:
-        return _ew.floor_divide(other, self)
+    __rfloordiv__ = _ew.reflected(_ew.floor_divide)
 
     def __ifloordiv__(self, other: _Other, /) -> Array:
         return self._inplace(_ew.floor_divide, other)
 
-    def __mod__(self, other: _Other, /) -> Array:
-        return _ew.remainder(self, other)
+    __mod__ = _ew.remainder
 
-    def __rmod__(self, other: _Other, /) -> Array:
-        return _ew.remainder(other, self)
+    __rmod__ = _ew.reflected(_ew.remainder)
 
     def __imod__(self, other: _Other, /) -> Array:
         return self._inplace(_ew.remainder, other)
 
-    def __pow__(self, other: _Other, /) -> Array:
-        return _ew.pow(self, other)
+    __pow__ = _ew.pow
 
-    def __rpow__(self, other: _Other, /) -> Array:
-        return _ew.pow(other, self)
+    __rpow__ = _ew.reflected(_ew.pow)
 
     def __ipow__(self, other: _Other, /) -> Array:
         return self._inplace(_ew.pow, other)
@@ -322,82 +309,65 @@ class Array:
 
         return self._inplace(matmul, other)
 
-    def __and__(self, other: _Other, /) -> Array:
-        return _ew.bitwise_and(self, other)
+    __and__ = _ew.bitwise_and
 
-    def __rand__(self, other: _Other, /) -> Array:
-        return _ew.bitwise_and(other, self)
+    __rand__ = _ew.reflected(_ew.bitwise_and)
 
     def __iand__(self, other: _Other, /) -> Array:
         return self._inplace(_ew.bitwise_and, other)
 
-    def __or__(self, other: _Other, /) -> Array:
-        return _ew.bitwise_or(self, other)
+    __or__ = _ew.bitwise_or
 
-    def __ror__(self, other: _Other, /) -> Array:
-        return _ew.bitwise_or(other, self)
+    __ror__ = _ew.reflected(_ew.bitwise_or)
 
     def __ior__(self, other: _Other, /) -> Array:
         return self._inplace(_ew.bitwise_or, other)
 
-    def __xor__(self, other: _Other, /) -> Array:
-        return _ew.bitwise_xor(self, other)
+    __xor__ = _ew.bitwise_xor
 
-    def __rxor__(self, other: _Other, /) -> Array:
-        return _ew.bitwise_xor(other, self)
+    __rxor__ = _ew.reflected(_ew.bitwise_xor)
 
     def __ixor__(self, other: _Other, /) -> Array:
         return self._inplace(_ew.bitwise_xor, other)
 
-    def __lshift__(self, other: _Other, /) -> Array:
-        return _ew.bitwise_left_shift(self, other)
+    __lshift__ = _ew.bitwise_left_shift
 
-    def __rlshift__(self, other: _Other, /) -> Array:
-        return _ew.bitwise_left_shift(other, self)
+    __rlshift__ = _ew.reflected(_ew.bitwise_left_shift)
 
     def __ilshift__(self, other: _Other, /) -> Array:
         return self._inplace(_ew.bitwise_left_shift, other)
 
-    def __rshift__(self, other: _Other, /) -> Array:
-        return _ew.bitwise_right_shift(self, other)
+    __rshift__ = _ew.bitwise_right_shift
 
-    def __rrshift__(self, other: _Other, /) -> Array:
-        return _ew.bitwise_right_shift(other, self)
+    __rrshift__ = _ew.reflected(_ew.bitwise_right_shift)
 
     def __irshift__(self, other: _Other, /) -> Array:
         return self._inplace(_ew.bitwise_right_shift, other)
 
-    def __eq__(self, other: _Other, /) -> Array:  # type: ignore[override]
-        return _ew.equal(self, other)
+    __eq__ = _ew.equal  # type: ignore[assignment]
 
-    def __ne__(self, other: _Other, /) -> Array:  # type: ignore[override]
-        return _ew.not_equal(self, other)
+    __ne__ = _ew.not_equal  # type: ignore[assignment]
 
-    def __lt__(self, other: _Other, /) -> Array:
-        return _ew.less(self, other)
+    __lt__ = _ew.less
 
-    def __le__(self, other: _Other, /) -> Array:
-        return _ew.less_equal(self, other)
+    __le__ = _ew.less_equal
 
-    def __gt__(self, other: _Other, /) -> Array:
-        return _ew.greater(self, other)
+    __gt__ = _ew.greater
 
-    def __ge__(self, other: _Other, /) -> Array:
-        return _ew.greater_equal(self, other)
+    __ge__ = _ew.greater_equal
 
-    def __neg__(self) -> Array:
-        return _ew.negative(self)
+    __neg__ = _ew.negative
 
-    def __pos__(self) -> Array:
-        return _ew.positive(self)
+    __pos__ = _ew.positive
 
-    def __abs__(self) -> Array:
-        return _ew.abs(self)
+    __abs__ = _ew.abs
 
-    def __invert__(self) -> Array:
-        return _ew.bitwise_invert(self)
+    __invert__ = _ew.bitwise_invert
 
     __hash__ = None  # type: ignore[assignment]
 
+
+# the namespace's helpers and one-step calls recognise and build arrays of this class
+_helpers.array_class = Array
 
 __all__ = ["Array", "CPU_DEVICE", "bool_dtype"]

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import ferroiter as _fi
+from ferroiter import _ferroiter as _core
 
+from . import _helpers
 from ._complex_special import fix_nonfinite
 from ._dtypes import (
     COMPLEX_FLOATING,
@@ -76,21 +78,69 @@ def _binary(name: str, x1: object, x2: object) -> Array:
     return wrap(fn(a, b))
 
 
+def _binary_function(name: str, op: str) -> Callable[[_Operand, _Operand], Array]:
+    """The standard's ``name``: ferroiter's ``op`` in one call into the core where the
+    standard's promotion leaves the operands as they are (``_standard_binary``), else on the
+    operands promoted and cast here (``_binary``)."""
+    index = _core._standard_binary_op(op)
+    one_step = _core._standard_binary
+
+    def promoted(x1: object, x2: object) -> Array:
+        return _binary(op, x1, x2)
+
+    def function(x1: _Operand, x2: _Operand, /) -> Array:
+        return one_step(index, x1, x2, promoted, _helpers.array_class)  # type: ignore[no-any-return]
+
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+def reflected(function: Callable[[_Operand, _Operand], Array]) -> Callable[[Any, Any], Array]:
+    """``function`` with its operands swapped: the reflected operator (``__radd__``)."""
+
+    def swapped(x2: Any, x1: Any, /) -> Array:
+        return function(x1, x2)
+
+    swapped.__name__ = swapped.__qualname__ = f"reflected_{function.__name__}"
+    return swapped
+
+
+def _unary_function(
+    name: str, op: str, complex_values: Callable[[Any], Array] | None = None
+) -> Callable[[Array], Array]:
+    """The standard's ``name``: ferroiter's ``op`` in one call into the core. A function whose
+    complex special values the standard fixes (``complex_values``) takes complex arrays there."""
+    index = _core._standard_unary_op(op)
+    one_step = _core._standard_unary
+
+    def plain(x: object) -> Array:
+        return _unary(op, x)
+
+    slow = complex_values or plain
+    real_only = complex_values is not None
+
+    def function(x: Array, /) -> Array:
+        return one_step(index, x, slow, _helpers.array_class, real_only)  # type: ignore[no-any-return]
+
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+def _with_complex_values(name: str) -> Callable[[Any], Array]:
+    """ferroiter's ``name`` with the standard's values at non-finite complex inputs."""
+
+    def fixed(x: Any) -> Array:
+        a = unwrap(x)
+        return wrap(fix_nonfinite(name, a, _unary(name, a)._a))
+
+    return fixed
+
+
 # -- arithmetic ---------------------------------------------------------------------------------
-def add(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("add", x1, x2)
-
-
-def subtract(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("sub", x1, x2)
-
-
-def multiply(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("mul", x1, x2)
-
-
-def divide(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("div", x1, x2)
+add = _binary_function("add", "add")
+subtract = _binary_function("subtract", "sub")
+multiply = _binary_function("multiply", "mul")
+divide = _binary_function("divide", "div")
 
 
 def _is_inf(a: _fi.Array) -> _fi.Array:
@@ -118,121 +168,48 @@ def remainder(x1: _Operand, x2: _Operand, /) -> Array:
     return wrap(out)
 
 
-def pow(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("pow", x1, x2)
-
-
-def maximum(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("maximum", x1, x2)
-
-
-def minimum(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("minimum", x1, x2)
-
-
-def atan2(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("atan2", x1, x2)
-
-
-def hypot(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("hypot", x1, x2)
-
-
-def copysign(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("copysign", x1, x2)
-
-
-def nextafter(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("nextafter", x1, x2)
-
-
-def logaddexp(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("logaddexp", x1, x2)
+pow = _binary_function("pow", "pow")
+maximum = _binary_function("maximum", "maximum")
+minimum = _binary_function("minimum", "minimum")
+atan2 = _binary_function("atan2", "atan2")
+hypot = _binary_function("hypot", "hypot")
+copysign = _binary_function("copysign", "copysign")
+nextafter = _binary_function("nextafter", "nextafter")
+logaddexp = _binary_function("logaddexp", "logaddexp")
 
 
 # -- comparison and logic -------------------------------------------------------------------------
-def equal(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("eq", x1, x2)
-
-
-def not_equal(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("ne", x1, x2)
-
-
-def less(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("lt", x1, x2)
-
-
-def less_equal(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("le", x1, x2)
-
-
-def greater(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("gt", x1, x2)
-
-
-def greater_equal(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("ge", x1, x2)
-
-
-def logical_and(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("logical_and", x1, x2)
-
-
-def logical_or(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("logical_or", x1, x2)
-
-
-def logical_xor(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("logical_xor", x1, x2)
-
-
-def logical_not(x: Array, /) -> Array:
-    return _unary("logical_not", x)
-
-
-def bitwise_and(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("bitwise_and", x1, x2)
-
-
-def bitwise_or(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("bitwise_or", x1, x2)
-
-
-def bitwise_xor(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("bitwise_xor", x1, x2)
-
-
-def bitwise_invert(x: Array, /) -> Array:
-    return _unary("bitwise_not", x)
-
-
-def bitwise_left_shift(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("bitwise_left_shift", x1, x2)
-
-
-def bitwise_right_shift(x1: _Operand, x2: _Operand, /) -> Array:
-    return _binary("bitwise_right_shift", x1, x2)
+equal = _binary_function("equal", "eq")
+not_equal = _binary_function("not_equal", "ne")
+less = _binary_function("less", "lt")
+less_equal = _binary_function("less_equal", "le")
+greater = _binary_function("greater", "gt")
+greater_equal = _binary_function("greater_equal", "ge")
+logical_and = _binary_function("logical_and", "logical_and")
+logical_or = _binary_function("logical_or", "logical_or")
+logical_xor = _binary_function("logical_xor", "logical_xor")
+logical_not = _unary_function("logical_not", "logical_not")
+bitwise_and = _binary_function("bitwise_and", "bitwise_and")
+bitwise_or = _binary_function("bitwise_or", "bitwise_or")
+bitwise_xor = _binary_function("bitwise_xor", "bitwise_xor")
+bitwise_invert = _unary_function("bitwise_invert", "bitwise_not")
+bitwise_left_shift = _binary_function("bitwise_left_shift", "bitwise_left_shift")
+bitwise_right_shift = _binary_function("bitwise_right_shift", "bitwise_right_shift")
 
 
 # -- unary ----------------------------------------------------------------------------------------
-def abs(x: Array, /) -> Array:
-    return _unary("abs", x)
-
-
-def negative(x: Array, /) -> Array:
-    return _unary("neg", x)
+abs = _unary_function("abs", "abs")
+negative = _unary_function("negative", "neg")
 
 
 def positive(x: Array, /) -> Array:
     return wrap(unwrap(x).clone())
 
 
-def exp(x: Array, /) -> Array:
-    return _unary("exp", x)
+exp = _unary_function("exp", "exp")
 
 
-def expm1(x: Array, /) -> Array:
+def _expm1_values(x: Array) -> Array:
     a = unwrap(x)
     out = _unary("expm1", a)._a
     if a.dtype in COMPLEX_FLOATING:
@@ -241,67 +218,24 @@ def expm1(x: Array, /) -> Array:
     return wrap(fix_nonfinite("expm1", a, out))
 
 
-def log(x: Array, /) -> Array:
-    return _unary("log", x)
+expm1 = _unary_function("expm1", "expm1", _expm1_values)
+log = _unary_function("log", "log")
+log1p = _unary_function("log1p", "log1p")
+log2 = _unary_function("log2", "log2")
+log10 = _unary_function("log10", "log10")
+sqrt = _unary_function("sqrt", "sqrt", _with_complex_values("sqrt"))
+square = _unary_function("square", "square")
+sin = _unary_function("sin", "sin")
+cos = _unary_function("cos", "cos")
+tan = _unary_function("tan", "tan")
+asin = _unary_function("asin", "asin")
+acos = _unary_function("acos", "acos", _with_complex_values("acos"))
+atan = _unary_function("atan", "atan")
+sinh = _unary_function("sinh", "sinh", _with_complex_values("sinh"))
+cosh = _unary_function("cosh", "cosh", _with_complex_values("cosh"))
 
 
-def log1p(x: Array, /) -> Array:
-    return _unary("log1p", x)
-
-
-def log2(x: Array, /) -> Array:
-    return _unary("log2", x)
-
-
-def log10(x: Array, /) -> Array:
-    return _unary("log10", x)
-
-
-def sqrt(x: Array, /) -> Array:
-    a = unwrap(x)
-    return wrap(fix_nonfinite("sqrt", a, _unary("sqrt", a)._a))
-
-
-def square(x: Array, /) -> Array:
-    return _unary("square", x)
-
-
-def sin(x: Array, /) -> Array:
-    return _unary("sin", x)
-
-
-def cos(x: Array, /) -> Array:
-    return _unary("cos", x)
-
-
-def tan(x: Array, /) -> Array:
-    return _unary("tan", x)
-
-
-def asin(x: Array, /) -> Array:
-    return _unary("asin", x)
-
-
-def acos(x: Array, /) -> Array:
-    a = unwrap(x)
-    return wrap(fix_nonfinite("acos", a, _unary("acos", a)._a))
-
-
-def atan(x: Array, /) -> Array:
-    return _unary("atan", x)
-
-
-def sinh(x: Array, /) -> Array:
-    a = unwrap(x)
-    return wrap(fix_nonfinite("sinh", a, _unary("sinh", a)._a))
-
-
-def cosh(x: Array, /) -> Array:
-    a = unwrap(x)
-    return wrap(fix_nonfinite("cosh", a, _unary("cosh", a)._a))
-
-
-def tanh(x: Array, /) -> Array:
+def _tanh_values(x: Array) -> Array:
     a = unwrap(x)
     out = _unary("tanh", a)._a
     if a.dtype in COMPLEX_FLOATING:
@@ -310,19 +244,10 @@ def tanh(x: Array, /) -> Array:
     return wrap(out)
 
 
-def asinh(x: Array, /) -> Array:
-    a = unwrap(x)
-    return wrap(fix_nonfinite("asinh", a, _unary("asinh", a)._a))
-
-
-def acosh(x: Array, /) -> Array:
-    a = unwrap(x)
-    return wrap(fix_nonfinite("acosh", a, _unary("acosh", a)._a))
-
-
-def atanh(x: Array, /) -> Array:
-    a = unwrap(x)
-    return wrap(fix_nonfinite("atanh", a, _unary("atanh", a)._a))
+tanh = _unary_function("tanh", "tanh", _tanh_values)
+asinh = _unary_function("asinh", "asinh", _with_complex_values("asinh"))
+acosh = _unary_function("acosh", "acosh", _with_complex_values("acosh"))
+atanh = _unary_function("atanh", "atanh", _with_complex_values("atanh"))
 
 
 def floor(x: Array, /) -> Array:
@@ -379,24 +304,11 @@ def sign(x: Array, /) -> Array:
     return out
 
 
-def signbit(x: Array, /) -> Array:
-    return _unary("signbit", x)
-
-
-def reciprocal(x: Array, /) -> Array:
-    return _unary("reciprocal", x)
-
-
-def isnan(x: Array, /) -> Array:
-    return _unary("isnan", x)
-
-
-def isinf(x: Array, /) -> Array:
-    return _unary("isinf", x)
-
-
-def isfinite(x: Array, /) -> Array:
-    return _unary("isfinite", x)
+signbit = _unary_function("signbit", "signbit")
+reciprocal = _unary_function("reciprocal", "reciprocal")
+isnan = _unary_function("isnan", "isnan")
+isinf = _unary_function("isinf", "isinf")
+isfinite = _unary_function("isfinite", "isfinite")
 
 
 def real(x: Array, /) -> Array:

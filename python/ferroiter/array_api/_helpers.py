@@ -15,12 +15,15 @@ if TYPE_CHECKING:
     from ._array_object import Array
 
 
+#: The namespace's ``Array`` class: ``_array_object`` (which imports this module) sets it once
+#: the class exists, so these helpers need no import at each call.
+array_class: type = object
+
+
 def unwrap(x: object) -> _fi.Array:
     """The ferroiter array inside a namespace array (a plain ferroiter array passes through)."""
-    from ._array_object import Array
-
-    if isinstance(x, Array):
-        return x._a
+    if isinstance(x, array_class):
+        return x._a  # type: ignore[attr-defined,no-any-return]
     if isinstance(x, _fi.Array):
         return x
     raise TypeError(f"expected an array, got {type(x).__name__}")
@@ -28,16 +31,12 @@ def unwrap(x: object) -> _fi.Array:
 
 def wrap(a: _fi.Array) -> Array:
     """A ferroiter array as a namespace array (no copy)."""
-    from ._array_object import Array
-
-    return Array._new(a)
+    return array_class._new(a)  # type: ignore[attr-defined,no-any-return]
 
 
 def is_array(x: object) -> bool:
     """Whether ``x`` is a namespace array or a ferroiter array."""
-    from ._array_object import Array
-
-    return isinstance(x, (Array, _fi.Array))
+    return isinstance(x, (array_class, _fi.Array))
 
 
 def cast(a: _fi.Array, dtype: DType) -> _fi.Array:
