@@ -13,6 +13,10 @@ from hypothesis import HealthCheck, settings
 
 from harness import PARALLELISM, PARALLELISM_IDS
 
+# SciPy reads this once, at its first import: the client tests (test_clients.py) call its
+# Array API dispatch, whichever test file imports scipy first
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 _COMMON = {
     "deadline": None,
     "print_blob": True,

@@ -103,6 +103,8 @@ def _num(value: float | None, unit: str) -> str:
     if value is None:
         return "-"
     if unit == "us":
+        if value >= 10_000:  # the client rows' whole calls: milliseconds fit the column
+            return f"{value / 1000:.1f}ms"
         return f"{value:.2f}us" if value < 100 else f"{value:.0f}us"
     return f"{value:.1f}" if value < 100 else f"{value:.0f}"
 

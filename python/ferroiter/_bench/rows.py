@@ -496,3 +496,12 @@ def all_rows(sizes: Sizes) -> list[Row]:
 
 
 register_group("blocked", _blocked_rows)
+
+
+def _client_rows(s: Sizes) -> list[Row]:
+    from .clients import client_rows  # (imports this module: imported when run)
+
+    return client_rows(s)
+
+
+register_group("clients", _client_rows)
