@@ -11,6 +11,7 @@ when it is first imported, so the variable is set here before that import.
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from collections.abc import Callable
@@ -52,8 +53,8 @@ def _inputs(shape: tuple[int, int], dtype: str, seed: int = 0) -> dict[str, Any]
     return out
 
 
-def _sklearn_call(make: Callable[[Any], Any], library: str) -> Thunk:
-    """``make(x)`` under scikit-learn's array API dispatch for ferroiter and torch (numpy runs
+def _sklearn_call(call: Thunk, library: str) -> Thunk:
+    """``call()`` under scikit-learn's array API dispatch for ferroiter and torch (numpy runs
     its own path, as its users run it)."""
     import sklearn
 
@@ -62,7 +63,7 @@ def _sklearn_call(make: Callable[[Any], Any], library: str) -> Thunk:
     def run() -> object:
         with sklearn.config_context(array_api_dispatch=dispatch), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return make(None)
+            return call()
 
     return run
 
@@ -73,7 +74,7 @@ def _estimator_case(
     def setup() -> list[Case]:
         thunks: dict[str, Thunk] = {}
         for library, x in _inputs(shape, dtype).items():
-            thunks[library] = _sklearn_call(lambda _, x=x: fit(x), library)
+            thunks[library] = _sklearn_call(functools.partial(fit, x), library)
         return [Case(0, thunks)]
 
     return setup
@@ -85,7 +86,7 @@ def _pairwise_case(kernel: Callable[[Any, Any], object], dtype: str) -> Callable
         thunks: dict[str, Thunk] = {}
         for library in xs:
             x, y = xs[library], ys[library]
-            thunks[library] = _sklearn_call(lambda _, x=x, y=y: kernel(x, y), library)
+            thunks[library] = _sklearn_call(functools.partial(kernel, x, y), library)
         return [Case(0, thunks)]
 
     return setup
@@ -97,7 +98,7 @@ def _scipy_case(
     def setup() -> list[Case]:
         thunks: dict[str, Thunk] = {}
         for library, x in _inputs(shape, dtype).items():
-            thunks[library] = lambda x=x: fn(x)
+            thunks[library] = functools.partial(fn, x)
         return [Case(0, thunks)]
 
     return setup

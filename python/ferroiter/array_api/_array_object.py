@@ -8,6 +8,7 @@ operator calls the namespace's function, which runs on ferroiter's own ops.
 
 from __future__ import annotations
 
+import sys
 import types
 from collections.abc import Callable
 from typing import Any, TypeAlias
@@ -23,6 +24,8 @@ from ._dtypes import bool as bool_dtype
 from ._helpers import unwrap
 
 CPU_DEVICE = "cpu"
+#: The module this class belongs to (``__array_namespace__`` returns it).
+_NAMESPACE = __name__.rpartition(".")[0]
 
 _Scalar: TypeAlias = bool | int | float | complex
 _Other: TypeAlias = "Array | _fi.Array | _Scalar"
@@ -114,10 +117,11 @@ class Array:
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> types.ModuleType:
         """The ``ferroiter.array_api`` module."""
-        from . import _check_api_version, _namespace
+        if api_version is not None:
+            from . import _check_api_version
 
-        _check_api_version(api_version)
-        return _namespace()
+            _check_api_version(api_version)
+        return sys.modules[_NAMESPACE]
 
     # -- interchange ---------------------------------------------------------------------------
     def __dlpack__(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -86,6 +87,12 @@ def finfo(type: object, /) -> finfo_object:
     dt = _dtype_of(type)
     if dt not in _dtypes.FLOATING:
         raise ValueError(f"finfo needs a floating dtype, not {dt}")
+    return _finfo(dt)
+
+
+@functools.cache
+def _finfo(dt: DType) -> finfo_object:
+    """``finfo`` of one of the four floating dtypes, made once (a frozen value)."""
     info = np.finfo(dt)
     return finfo_object(
         bits=int(info.bits),

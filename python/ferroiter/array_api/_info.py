@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from . import _dtypes
@@ -35,7 +36,14 @@ class Info:
         self, *, device: object = None, kind: str | tuple[str, ...] | None = None
     ) -> dict[str, DType]:
         _check(device)
-        return {str(dt): dt for dt in _dtypes.ALL if kind is None or _dtypes.isdtype(dt, kind)}
+        return dict(_dtypes_of_kind(kind))
+
+
+@functools.cache
+def _dtypes_of_kind(kind: str | tuple[str, ...] | None) -> dict[str, DType]:
+    """``dtypes(kind=kind)``, worked out once per kind (libraries ask at every call); callers
+    get a copy."""
+    return {str(dt): dt for dt in _dtypes.ALL if kind is None or _dtypes.isdtype(dt, kind)}
 
 
 def _check(device: object) -> None:
