@@ -19,6 +19,7 @@
 #[cfg(target_arch = "x86_64")]
 use super::prefetch_line;
 use super::reduce::{BLOCK, LANES};
+#[cfg(target_arch = "x86_64")]
 use std::mem::size_of;
 
 /// Blocks side by side per call for an input the cache holds (consecutive blocks): eight
@@ -32,6 +33,8 @@ pub(super) const F64_BLOCKS: usize = 2;
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Spacing {
     pub gap: isize,
+    // (only the x86-64 loops prefetch)
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub ahead: Option<isize>,
 }
 
@@ -346,6 +349,7 @@ const BLOCK_PANEL_BYTES: usize = 16 << 10;
 
 /// Column groups [`f32_block_columns`] carries through a block at once (their lanes, 16 KiB
 /// at most, on the stack); wider tiles take several turns.
+#[cfg(target_arch = "x86_64")]
 const BLOCK_COLUMN_GROUPS: usize = 16;
 
 /// Rows per panel of [`f32_block_columns`] for rows `stride` bytes apart: the most (a power of
@@ -465,6 +469,7 @@ fn lane_tree(mut acc: [std::arch::x86_64::__m512; LANES]) -> std::arch::x86_64::
 pub(super) const PANEL_COLUMN_GROUP: usize = 8;
 
 /// A float that [`panel_columns`] adds a register at a time.
+#[cfg(target_arch = "x86_64")]
 pub(super) trait PanelFloat: Copy {
     /// Elements per AVX2 register.
     const LANES: usize;

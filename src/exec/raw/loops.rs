@@ -8,7 +8,9 @@
 //! baseline loops.
 
 use super::isa::{in_copy, Isa};
-use super::{get, prefetch_line, put, stream, wide, Block};
+#[cfg(target_arch = "x86_64")]
+use super::wide;
+use super::{get, prefetch_line, put, stream, Block};
 use crate::exec::InnerLoop;
 use std::mem::size_of;
 

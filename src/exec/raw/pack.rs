@@ -2,7 +2,9 @@
 //! dim-0-contiguous scratch and back, through AVX2 register transposes where they apply.
 //! Raw memory: see the invariants in [`super`].
 
-use super::{wide, Block};
+#[cfg(target_arch = "x86_64")]
+use super::wide;
+use super::Block;
 use std::mem::size_of_val;
 
 /// One cache line of scratch memory: the scratch tiles of a packed walk are vectors of these,
@@ -80,6 +82,7 @@ pub(super) unsafe fn copy_tile(
     (n0, n1): (usize, usize),
     width: usize,
 ) {
+    #[cfg(target_arch = "x86_64")]
     let w = width as isize;
     // Name the dims so that the source is contiguous along `c` ("columns"): then a transpose
     // is `d_r == w`.

@@ -123,9 +123,12 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         let (off_out, off_in) = (off_out + shift_out, off_in + shift_in);
         let s = src.get().wrapping_offset(off_in + (c0 * e) as isize) as *const u8;
         let d = dst.get().wrapping_offset(off_out + (r0 * e) as isize);
-        let (ahead, rows, cols) = (rows, &rows[..nr], &*cols);
+        #[cfg(target_arch = "x86_64")]
+        let ahead = rows;
+        let (rows, cols) = (&rows[..nr], &*cols);
         // whether a tile of `n` rows over these columns takes the realigned kernel (its
         // neighbours along the rows have the same columns and output alignment)
+        #[cfg(target_arch = "x86_64")]
         let realigned = |n: usize, lines: &OutputLines| {
             p.realign
                 && k == Kernel::Avx512x4

@@ -12,9 +12,27 @@
 use super::lines256;
 #[cfg(target_arch = "x86_64")]
 use super::lines512;
+#[cfg(target_arch = "x86_64")]
 use super::lines512::Joins;
 use super::pack;
 use super::Block;
+
+/// Off x86-64 no tile takes the realigned AVX-512 kernel, so no two tiles are ever joined
+/// ([`joinable`] is false): a stand-in for `lines512::Joins` that is always the default.
+#[cfg(not(target_arch = "x86_64"))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Joins {
+    after_previous: bool,
+    into_next: bool,
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl Joins {
+    /// Never: there is no realigned kernel whose tiles could be joined.
+    fn possible(_before: usize, _after: usize) -> bool {
+        false
+    }
+}
 
 /// Copies `blk`'s operand 1 into its operand 0, both of `width`-byte elements, in tiles of
 /// the block's whole width and `edge(i)` rows from row `i` on (a direct walk's column of
@@ -112,6 +130,9 @@ unsafe fn copy_tile(
     joins: Joins,
 ) {
     let w = width as isize;
+    // (only the x86-64 register transposes stream)
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = stream;
     #[cfg(target_arch = "x86_64")]
     if d0 == w && s1 == w && n0 > 1 && n1 > 1 {
         // SAFETY: every `(i, j)` with `i < n0`, `j < n1` addresses an element of `width` bytes
@@ -212,6 +233,7 @@ pub(crate) fn fence() {
 ///
 /// # Safety
 /// The sub-tile is inside the caller's tile (as for [`lines_avx2`]).
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn fringe(
     src: *const u8,
