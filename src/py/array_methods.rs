@@ -3,7 +3,9 @@
 //! `copy_`, `reshape`. Views and predicates live in `array.rs`.
 
 use super::convert::{arg, dtype_from_py, int_args, optional_dtype, scalar_from_py};
-use super::ops::{binary_py, call_core, copy_py, finish, unary_py};
+use super::ops::{
+    arg_shape, binary_py, call_core, call_core_sized, copy_py, elementwise_size, finish, unary_py,
+};
 use super::{PyArray, PyMemoryFormat};
 use crate::kernels::copy::{self, Converted};
 use crate::kernels::{self, BinaryOp, UnaryOp};
@@ -27,14 +29,17 @@ fn reflected(
     other: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
     let (a, other) = (slf.get().array(), arg(other)?);
-    let result = call_core(slf.py(), || kernels::binary::reflected(op, &other, &a))?;
+    let size = elementwise_size([Some(a.shape()), arg_shape(&other)]);
+    let result = call_core_sized(slf.py(), size, || {
+        kernels::binary::reflected(op, &other, &a)
+    })?;
     finish(slf.py(), result, None)
 }
 
 /// `a op= b`: computes into `a` itself; Python then rebinds the name to `a`.
 fn inplace(slf: &Bound<'_, PyArray>, op: BinaryOp, other: &Bound<'_, PyAny>) -> PyResult<()> {
     let (a, b) = (slf.get().array(), arg(other)?);
-    call_core(slf.py(), || kernels::binary::inplace(op, &a, &b))?;
+    call_core_sized(slf.py(), a.numel(), || kernels::binary::inplace(op, &a, &b))?;
     Ok(())
 }
 

@@ -18,16 +18,34 @@ pub fn call_core<T: Send>(
     py: Python<'_>,
     f: impl FnOnce() -> crate::Result<T> + Send,
 ) -> PyResult<T> {
+    call_core_sized(py, usize::MAX, f)
+}
+
+/// Elements below which an elementwise op keeps the GIL: handing it over and taking it back
+/// costs about as much as such a loop (numpy keeps it below 500 elements).
+const KEEP_GIL_BELOW: usize = 4096;
+
+/// [`call_core`] for an op over `elements` elements: with the GIL kept when they are few.
+pub fn call_core_sized<T: Send>(
+    py: Python<'_>,
+    elements: usize,
+    f: impl FnOnce() -> crate::Result<T> + Send,
+) -> PyResult<T> {
     // A panic in the core (a bug) becomes a Python exception carrying its message, never a
     // PanicException (a BaseException that `except Exception` would miss) or an abort.
-    let result = py.detach(|| {
+    let guarded = || {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
             Err(crate::Error::value(format!(
                 "internal error (a bug in ferroiter): {}",
                 crate::exec::raw::panic_message(payload.as_ref())
             )))
         })
-    });
+    };
+    let result = if elements < KEEP_GIL_BELOW {
+        guarded()
+    } else {
+        py.detach(guarded)
+    };
     for message in crate::warnings::take() {
         let message = CString::new(message).unwrap_or_default();
         PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
@@ -61,6 +79,28 @@ fn out_array(out: &Option<Bound<'_, PyArray>>) -> Option<Array> {
     out.as_ref().map(|o| o.get().array())
 }
 
+/// The elements an elementwise op computes when no operand broadcasts (arrays of one shape,
+/// Python numbers, given as `None`): what [`call_core_sized`] weighs. `usize::MAX` otherwise
+/// (a broadcast result may be much larger than its operands).
+pub fn elementwise_size<'a>(shapes: impl IntoIterator<Item = Option<&'a [usize]>>) -> usize {
+    let mut first: Option<&[usize]> = None;
+    for shape in shapes.into_iter().flatten() {
+        match first {
+            Some(f) if f != shape => return usize::MAX,
+            _ => first = Some(shape),
+        }
+    }
+    first.map_or(1, |s| s.iter().product())
+}
+
+/// An operand's shape for [`elementwise_size`] (`None` for a Python number).
+pub fn arg_shape(arg: &Arg) -> Option<&[usize]> {
+    match arg {
+        Arg::Array(a) => Some(a.shape()),
+        Arg::Scalar(_) => None,
+    }
+}
+
 pub fn binary_py(
     py: Python<'_>,
     op: BinaryOp,
@@ -70,7 +110,8 @@ pub fn binary_py(
     out: Option<Bound<'_, PyArray>>,
 ) -> PyResult<Py<PyAny>> {
     let (a, b, o) = (arg(a)?, arg(b)?, out_array(&out));
-    let result = call_core(py, || kernels::binary(op, &a, &b, alpha, o))?;
+    let size = elementwise_size([arg_shape(&a), arg_shape(&b)]);
+    let result = call_core_sized(py, size, || kernels::binary(op, &a, &b, alpha, o))?;
     finish(py, result, out)
 }
 
@@ -81,7 +122,7 @@ pub fn unary_py(
     out: Option<Bound<'_, PyArray>>,
 ) -> PyResult<Py<PyAny>> {
     let (a, o) = (array_arg(a)?, out_array(&out));
-    let result = call_core(py, || kernels::unary(op, &a, o))?;
+    let result = call_core_sized(py, a.numel(), || kernels::unary(op, &a, o))?;
     finish(py, result, out)
 }
 

@@ -8,7 +8,7 @@
 //! that the dtype holds. Every other case calls the namespace's own Python function for the
 //! op (`slow`), which promotes, casts and fixes special values as before.
 
-use super::ops::call_core;
+use super::ops::{arg_shape, call_core_sized, elementwise_size};
 use super::PyArray;
 use crate::kernels::{self, Arg, BinaryOp, UnaryOp};
 use crate::{Array, DType, Scalar};
@@ -152,7 +152,8 @@ fn _standard_binary(
         .ok_or_else(|| crate::Error::value("no such binary op"))?;
     match one_step_operands(op, x1, x2, cls)? {
         Some((a, b)) => {
-            let result = call_core(py, || kernels::binary(op, &a, &b, None, None))?;
+            let size = elementwise_size([arg_shape(&a), arg_shape(&b)]);
+            let result = call_core_sized(py, size, || kernels::binary(op, &a, &b, None, None))?;
             wrap(py, result, cls)
         }
         None => Ok(slow.call1((x1, x2))?.unbind()),
@@ -176,7 +177,7 @@ fn _standard_unary(
         .ok_or_else(|| crate::Error::value("no such unary op"))?;
     match namespace_array(x, cls)? {
         Some(a) if !(real_only && a.dtype().is_complex()) => {
-            let result = call_core(py, || kernels::unary(op, &a, None))?;
+            let result = call_core_sized(py, a.numel(), || kernels::unary(op, &a, None))?;
             wrap(py, result, cls)
         }
         _ => Ok(slow.call1((x,))?.unbind()),
