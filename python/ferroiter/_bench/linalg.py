@@ -1,5 +1,5 @@
 """The linear algebra and sorting rows (issue 12): a float32 matrix product of
-(`square`/4)² matrices, 1024² in a full run (ferroiter's `matrixmultiply` GEMM against
+(`square`/4)² matrices, 1024² in a full run (ferroiter's GEMM against
 torch's BLAS and numpy's), and a sort of each row of such a matrix. Every library allocates
 its result; times in microseconds (no bytes count)."""
 
