@@ -14,6 +14,11 @@ import numpy as _np
 from . import _config, _ferroiter
 from ._ferroiter import *  # noqa: F403  (every public name of the extension; its op table included)
 from ._ferroiter import Array, empty, from_dlpack, from_numpy
+from ._kernels import LOOP2D as LOOP2D
+from ._kernels import kernel as kernel
+from ._kernels import loop_kernel as loop_kernel
+from ._kernels import register as register
+from ._kernels import user_ops as user_ops
 
 #: The package's version: the Rust crate's (Cargo.toml), compiled into the extension.
 __version__: str = _ferroiter.__version__
@@ -24,7 +29,8 @@ if TYPE_CHECKING:
 #: The public API: everything the extension exports (generated from its op table and
 #: registrations), plus what this file defines.
 __all__ = sorted(
-    {name for name in dir(_ferroiter) if not name.startswith("_")} | {"asarray", "show_config"}
+    {name for name in dir(_ferroiter) if not name.startswith("_")}
+    | {"asarray", "show_config", "LOOP2D", "kernel", "loop_kernel", "register", "user_ops"}
 )
 
 # Python numbers default like torch's: float -> float32, complex -> complex64.

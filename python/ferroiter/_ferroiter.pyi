@@ -1319,3 +1319,61 @@ def tensordot(
 
 def vecdot(x: _ArrayIn, y: _ArrayIn, *, dim: int = -1) -> Array:
     """``sum(conj(x) * y, dim)`` after broadcasting (torch's ``linalg.vecdot``)."""
+
+# ---- users' kernels (src/py/user_kernels.rs; made by ferroiter.loop_kernel, kernel, register) ----
+
+_Out: TypeAlias = Array | tuple[Array | None, ...] | None
+
+@final
+class Kernel:
+    """A compiled loop in torch's 2-D convention with the dtypes it was written for."""
+
+    @property
+    def signature(self) -> str:
+        """The declared dtypes, ``"float32(float32, float32)"``."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def address(self) -> int:
+        """The machine address of the loop."""
+    @property
+    def owner(self) -> Any:
+        """The object that owns the loop's code (kept alive with the kernel)."""
+    @property
+    def nin(self) -> int: ...
+    @property
+    def nout(self) -> int: ...
+    def __call__(self, *inputs: _Operand, out: _Out = None, dtype: _DTypeArg | None = None) -> Any:
+        """``ferroiter.map(self, *inputs, out=out, dtype=dtype)``."""
+
+@final
+class UserOp:
+    """Kernels for several dtypes under one name, dispatched on the operands' dtypes."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def kernels(self) -> list[Kernel]:
+        """The kernels, in the order dispatch tries them."""
+    @property
+    def signatures(self) -> list[str]: ...
+    def __call__(
+        self, *inputs: _Operand, out: _Out = None, dtype: _DTypeArg | None = None
+    ) -> Any: ...
+
+def map(
+    kernel: Kernel | UserOp, *inputs: _Operand, out: _Out = None, dtype: _DTypeArg | None = None
+) -> Any:
+    """Runs a user's kernel elementwise over the operands, as an elementwise op would: they
+    broadcast, outputs are allocated in their layout (``out=`` resized by torch's rules), the
+    loop runs on 2-D blocks in parallel with the GIL released. One output is returned as an
+    Array, several as a tuple. ``dtype=`` converts the inputs to that dtype first."""
+
+def _kernel_from_address(address: int, signature: str, name: str, owner: object) -> Kernel:
+    """A Kernel from a loop's machine address (see ``ferroiter.loop_kernel``)."""
+
+def _user_op(name: str, kernels: list[Kernel]) -> UserOp:
+    """A UserOp of these kernels (see ``ferroiter.register``)."""
+
+def _parse_signature(text: str) -> tuple[list[str], list[str]]:
+    """A kernel signature's output and input dtype names."""

@@ -23,4 +23,5 @@ pub use explain::{explain, inner_loop};
 pub use for_each::for_each;
 pub use inner_loop::InnerLoop;
 pub use pool::{get_num_threads, in_parallel_region, parallel_for, set_num_threads};
+pub use raw::loop2d::{ForeignLoop, Loop2dFn, MAX_OPERANDS};
 pub use raw::Block;

@@ -9,7 +9,8 @@
 //! - [`element`], [`math`], [`halfconv`]: element types and their scalar math ([`series`]:
 //!   the Taylor tables they share with the vector kernels); [`vecmath`]:
 //!   the vector kernels of exp, expm1, log, log1p, sin, cos, tanh and sigmoid;
-//!   [`dispatch`]: the one place a runtime dtype becomes a Rust type.
+//!   [`dispatch`]: the one place a runtime dtype becomes a Rust type;
+//! - [`user`]: users' own kernels, with declared dtypes, on the same plans.
 
 #![forbid(unsafe_code)]
 
@@ -32,6 +33,7 @@ pub mod series;
 pub mod table;
 pub mod ternary;
 pub mod unary;
+pub mod user;
 pub mod vecmath;
 
 pub use args::Arg;

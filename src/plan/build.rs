@@ -65,7 +65,6 @@ fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<Tens
         return Ok(None);
     };
     let dtype = first.dtype();
-    let out_dtype = config.static_dtype.unwrap_or(dtype);
     let contiguous = |a: &Array| a.layout().is_contiguous(MemoryFormat::Contiguous) == Ok(true);
     let applies = !config.is_reduction
         && config.static_shape.is_none()
@@ -84,6 +83,7 @@ fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<Tens
     let noutputs = config.outputs.len();
     let mut operands = Operands::new();
     for (i, given) in config.outputs.iter().enumerate() {
+        let out_dtype = config.output_dtype(i).unwrap_or(dtype);
         let Some(out) = given else {
             let strides = crate::dims::contiguous_strides(first.shape());
             let mut op = Operand::new(
@@ -389,9 +389,10 @@ impl Builder {
         let mut common: Option<DType> = None;
         let mut output_dtype: Option<DType> = None;
         let (mut diff_inputs, mut diff_outputs, mut undefined_outputs) = (false, false, false);
-        for op in &mut self.ops {
+        for (i, op) in self.ops.iter_mut().enumerate() {
             let Some(a) = &op.array else {
-                match cfg.static_dtype {
+                // (only outputs are undefined, and they come first)
+                match cfg.output_dtype(i) {
                     Some(d) => op.target_dtype = Some(d),
                     None => undefined_outputs = true,
                 }

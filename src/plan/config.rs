@@ -74,6 +74,9 @@ pub struct TensorIteratorConfig {
     /// tiled walk may then do the copy itself, transposing tiles in registers with no scratch
     /// pass (see `exec::tiled`).
     pub(crate) kernel_is_byte_copy: bool,
+    /// The dtypes of the outputs the build allocates, one per output (a user's kernel with a
+    /// signature: [`TensorIteratorConfig::declare_output_dtypes`]); empty: `static_dtype`.
+    pub(crate) output_dtypes: SmallVec<[DType; 2]>,
 }
 
 impl Default for TensorIteratorConfig {
@@ -94,6 +97,7 @@ impl Default for TensorIteratorConfig {
             allow_cpu_scalars: false,
             static_dtype: None,
             static_shape: None,
+            output_dtypes: SmallVec::new(),
             operand_ids: None,
             structured: false,
             outputs_written_in_full: false,
@@ -220,6 +224,17 @@ impl TensorIteratorConfig {
         self.static_dtype = Some(dtype);
         self.check_all_same_dtype = false;
         self
+    }
+    /// Fixes the dtype of each undefined output, in order (a kernel with a signature, whose
+    /// outputs may differ in dtype); turns the same-dtype check off.
+    pub fn declare_output_dtypes(&mut self, dtypes: &[DType]) -> &mut Self {
+        self.output_dtypes = dtypes.iter().copied().collect();
+        self.check_all_same_dtype = false;
+        self
+    }
+    /// The dtype the build gives output `i` when it allocates it, if declared.
+    pub(crate) fn output_dtype(&self, i: usize) -> Option<DType> {
+        self.output_dtypes.get(i).copied().or(self.static_dtype)
     }
     /// Bypasses shape computation: every operand is taken with its strides as they are, on this
     /// shape (torch's `declare_static_shape`, used by scans). Turns output resizing off.

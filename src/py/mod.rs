@@ -16,6 +16,7 @@ mod ops;
 mod reductions;
 mod sorting;
 mod standard;
+mod user_kernels;
 
 pub use array::PyArray;
 
@@ -121,6 +122,7 @@ fn _ferroiter(m: &Bound<'_, PyModule>) -> PyResult<()> {
     linalg::register(m)?;
     manipulation::register(m)?;
     standard::register(m)?;
+    user_kernels::register(m)?;
     // PyO3 keeps an `__all__` as names are added. The package computes its own from the
     // public names (python/ferroiter/__init__.py), and without one here the stub needs none:
     // each function is written once in it, where it is defined.

@@ -45,6 +45,8 @@ def run(
 
     for text in report.header_lines(meta) + [""] + report.column_lines(threads):
         emit(text)
+    for note in _missing_notes({row.group for row in selected}, rows):
+        emit(note)
     group = None
 
     def on_line(line: Line) -> None:
@@ -53,6 +55,8 @@ def run(
             group = line.group
             emit(f"-- {group}")
         emit(report.row_line(line, threads))
+        for text in report.other_lines(line, threads):
+            emit(text)
 
     lines = measure(selected, threads, repeat, 0.005 if quick else 0.02, on_line, rounds)
     if json_path:
@@ -62,3 +66,18 @@ def run(
         report.write_plot(plot_path, meta, lines)
         emit(f"wrote {plot_path}")
     return lines
+
+
+def _missing_notes(groups: set[str], pattern: str | None) -> list[str]:
+    """What the optional groups lack (they then have fewer rows, or none)."""
+    from . import clients, kernels
+
+    notes = []
+    wanted = (pattern or "clients,kernels").lower()
+    for name, module, extra in (("clients", clients, "bench"), ("kernels", kernels, "kernels")):
+        lacking = module.missing()
+        if lacking and (name in groups or name in wanted):
+            notes.append(
+                f"(the {name} group needs {', '.join(lacking)}: pip install 'ferroiter[{extra}]')"
+            )
+    return notes

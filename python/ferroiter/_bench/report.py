@@ -127,6 +127,22 @@ def row_line(line: Line, threads: list[int]) -> str:
     return f"{label:<{LABEL_WIDTH}}" + "".join(cells)
 
 
+def other_lines(line: Line, threads: list[int]) -> list[str]:
+    """A line per library beyond ferroiter, torch and numpy (the kernels group's numba): its
+    speed and ferroiter's ratio to it at each thread count, under the row."""
+    names = sorted({lib for t in threads for lib in line.ratio_others.get(t, {})})
+    out = []
+    for lib in names:
+        cells = []
+        for t in threads:
+            ratio = line.ratio_others.get(t, {}).get(lib)
+            speed = _num(line.speed(t, lib), line.unit)
+            shown = f"{ratio:.2f}x" if ratio is not None else "-"
+            cells.append(f"{t}t: {speed} {line.unit}, ferroiter {shown}")
+        out.append(f"    vs {lib}: " + "; ".join(cells))
+    return out
+
+
 def to_json(meta: dict[str, Any], lines: list[Line]) -> dict[str, Any]:
     """The run as plain data: the header, then per line the unit and per thread count the
     seconds per call of each library, the ratios and the share of the copy limit."""
@@ -144,6 +160,7 @@ def to_json(meta: dict[str, Any], lines: list[Line]) -> dict[str, Any]:
                         "speed": {lib: line.speed(t, lib) for lib in line.seconds[t]},
                         "vs_torch": line.ratio_torch.get(t),
                         "vs_numpy": line.ratio_numpy.get(t),
+                        "vs_others": line.ratio_others.get(t, {}),
                         "share_of_copy": line.share_of_copy.get(t),
                     }
                     for t in line.seconds

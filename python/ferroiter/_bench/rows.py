@@ -505,3 +505,12 @@ def _client_rows(s: Sizes) -> list[Row]:
 
 
 register_group("clients", _client_rows)
+
+
+def _kernel_rows(s: Sizes) -> list[Row]:
+    from .kernels import kernel_rows  # (imports this module: imported when run)
+
+    return kernel_rows(s)
+
+
+register_group("kernels", _kernel_rows)

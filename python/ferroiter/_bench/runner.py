@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import statistics
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -31,6 +32,9 @@ class Line:
     ratio_torch: dict[int, float] = field(default_factory=dict)
     ratio_numpy: dict[int, float] = field(default_factory=dict)
     share_of_copy: dict[int, float] = field(default_factory=dict)
+    #: the other libraries' time over ferroiter's, for rows with more than the three columns
+    #: (the kernels group's numba): `ratio_others[threads][library]`
+    ratio_others: dict[int, dict[str, float]] = field(default_factory=dict)
 
     @property
     def unit(self) -> str:
@@ -48,6 +52,9 @@ def set_threads(n: int) -> None:
     fi.set_num_threads(n)
     if torch is not None:
         torch.set_num_threads(n)
+    numba = sys.modules.get("numba")
+    if numba is not None:  # (its parallel target; imported only by the kernels group)
+        numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
 
 
 def select(rows: list[Row], pattern: str | None) -> list[Row]:
@@ -113,7 +120,7 @@ def measure(
                     numpy_time = best_time(case.thunks["numpy"], repeat, min_seconds)
                 for t in threads:
                     set_threads(t)
-                    for lib in ("ferroiter", "torch"):
+                    for lib in [lib for lib in case.thunks if lib != "numpy"]:
                         if lib in case.thunks:
                             s = best_time(case.thunks[lib], repeat, min_seconds)
                             samples[t].setdefault(lib, []).append(s)
@@ -126,6 +133,9 @@ def measure(
                     line.ratio_torch[t] = times["torch"] / times["ferroiter"]
                 if "numpy" in times:
                     line.ratio_numpy[t] = times["numpy"] / times["ferroiter"]
+                others = [lib for lib in times if lib not in LIBRARIES]
+                if others:
+                    line.ratio_others[t] = {lib: times[lib] / times["ferroiter"] for lib in others}
             per_case.append(line)
             del case  # its arrays go before the next case's are made
         for line in _summarise(row, per_case):

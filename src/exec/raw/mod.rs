@@ -41,6 +41,7 @@ pub(crate) mod lines;
 mod lines256;
 #[cfg(target_arch = "x86_64")]
 mod lines512;
+pub(crate) mod loop2d;
 mod loops;
 mod pack;
 mod permute;
