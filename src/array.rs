@@ -375,7 +375,7 @@ impl Array {
     /// doubles, then converted to the dtype's accumulate type (int64 for integers, double for
     /// float32/float64, float for float16/bfloat16). The length is `ceil((stop − start) / step)`
     /// in doubles (for int64, in int64 arithmetic on the converted bounds); the elements are as
-    /// [`ArangeAcc`] computes them.
+    /// `ArangeAcc` computes them.
     pub fn arange(start: Scalar, stop: Scalar, step: Scalar, dtype: DType) -> Result<Array> {
         if dtype == DType::Bool || dtype.is_complex() {
             return Err(Error::type_(format!(

@@ -2,8 +2,8 @@
 //!
 //! The core is pure Rust (no Python): dtypes and torch's type rules ([`dtype`]), memory formats
 //! and contiguity predicates ([`memory_format`]), broadcasting ([`shape`]), view layouts
-//! ([`layout`]), and arrays over shared storages ([`array`], [`storage`]). The optional
-//! `python` feature adds the PyO3 binding in [`py`].
+//! ([`layout`]), and arrays over shared storages ([`mod@array`], [`storage`]). The optional
+//! `python` feature adds the PyO3 binding in `py`.
 
 pub mod advanced_index;
 pub mod array;

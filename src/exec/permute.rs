@@ -103,7 +103,7 @@ pub struct PermuteCopy {
     /// [`super::stores::transposing_copy_from`]: its lines would only evict the input's).
     pub stream: bool,
     /// Streamed output columns off the cache lines, in tiles long down them
-    /// ([`tile_edges`]): each column's whole lines are realigned in registers and streamed
+    /// (`tile_edges`): each column's whole lines are realigned in registers and streamed
     /// (`raw::lines512::copy_tile_realigned`) rather than staged through an image.
     pub realign: bool,
     /// Walk the tiles of a band of rows one after the other along the columns (the input's
@@ -273,7 +273,7 @@ const AVX2_ROWS: usize = 64;
 const AVX2_MIN_EDGE: usize = 1024;
 
 /// The register kernel that copies a permutation's tiles of `elem`-byte elements on this
-/// machine: the one home of this choice, for the tile edges ([`tile_edges`]) and the
+/// machine: the one home of this choice, for the tile edges (`tile_edges`) and the
 /// executor (`raw::permute`), so that tiles are always sized for the kernel that runs them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TileKernel {

@@ -9,7 +9,7 @@
 //!   workers as it has chunks besides the caller's: the others go on waiting, so a 2-chunk
 //!   loop at 16 threads does not have 15 workers contending for its job and its claim
 //!   counter.
-//! - **The calling thread takes part.** It claims chunks like a worker ([`raw::job`]), so a
+//! - **The calling thread takes part.** It claims chunks like a worker (`raw::job`), so a
 //!   loop never waits for a worker to wake before work starts, and returns when every chunk is
 //!   done.
 //! - **Fixed chunks.** The pool runs chunk indices `0..count`; the chunk boundaries are

@@ -1,5 +1,5 @@
 //! When stores bypass the caches: one home for the thresholds the flat copy
-//! (`kernels::copy`), the elementwise loops' contiguous output rows ([`elementwise_streams`]),
+//! (`kernels::copy`), the elementwise loops' contiguous output rows (`elementwise_streams`),
 //! the direct tiled walk ([`super::tiled`]) and the permuting copy ([`super::permute`]) take.
 //!
 //! A plain store first reads the line it writes (to own it) and leaves it in the cache; a
@@ -222,7 +222,7 @@ fn distinct_bytes(shape: &[usize], strides: &[isize], width: usize) -> usize {
 }
 
 /// For `explain()`: the stores of an untiled elementwise walk over `numel` elements
-/// ([`elementwise_streams`]).
+/// (`elementwise_streams`).
 pub fn describe_flat(streamed: bool, numel: usize) -> String {
     let sizes = cache::sizes();
     let (rule, cache) = match last_level() {

@@ -171,7 +171,7 @@ fn order_kept(plan: &TensorIterator) -> Option<&'static str> {
 /// Longest run of a dim contiguous in both operands that a permuting copy moves as one element:
 /// longer runs are copied at full speed by torch's walk already (each a `memcpy` of whole lines)
 /// — unless they are whole lines, shorter than the rows torch's walk streams, and the copy
-/// streams ([`streams_whole_line_runs`]).
+/// streams (`streams_whole_line_runs`).
 pub const MAX_RUN_BYTES: usize = 256;
 
 /// Whether a permuting copy streaming its stores takes runs of `elem` bytes longer than
@@ -201,11 +201,11 @@ const DIRECT_WALK_LONG_DIM: usize = 256;
 
 /// The permuting copy ([`super::permute`]) of a plan, when it is one: a same-dtype copy of
 /// elements of 4 or 8 bytes (or runs of a dim contiguous in both, of 12 to [`MAX_RUN_BYTES`]
-/// bytes, or of whole lines where [`streams_whole_line_runs`], or of 1 or 2 bytes merged lane
+/// bytes, or of whole lines where `streams_whole_line_runs`, or of 1 or 2 bytes merged lane
 /// by lane: [`PermuteCopy::ways`]),
 /// large enough, whose order may change, with output and input each contiguous along its
 /// fastest dim and those dims different, and one of them shorter than
-/// [`DIRECT_WALK_MIN_DIM`] or both shorter than [`DIRECT_WALK_LONG_DIM`] unless a run is
+/// `DIRECT_WALK_MIN_DIM` or both shorter than `DIRECT_WALK_LONG_DIM` unless a run is
 /// folded.
 pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
     if !is_direct_copy(plan) {
@@ -243,7 +243,7 @@ pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
 /// input's order: rows of 64 float32 were the shortest measured (2x, see
 /// [`super::stores::streamed_copy_follows_input`]). The permuting copy, which comes first,
 /// takes runs up to [`MAX_RUN_BYTES`] and streamed whole-line runs
-/// ([`streams_whole_line_runs`]), so rows of 260 bytes, 520, 1588 come here.
+/// (`streams_whole_line_runs`), so rows of 260 bytes, 520, 1588 come here.
 pub const INPUT_ORDER_MIN_ROW: usize = 256;
 
 /// The walk order (dims fastest first, dim 0 kept first) of a same-dtype copy whose rows are

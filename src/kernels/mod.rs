@@ -4,7 +4,7 @@
 //!
 //! - [`table`]: the op table, one row per elementwise function;
 //! - [`args`]: operands (arrays or Python numbers) and torch's rules for numbers;
-//! - [`binary`], [`pow`], [`unary`], [`ternary`]: the functions, by family;
+//! - [`mod@binary`], [`pow`], [`mod@unary`], [`ternary`]: the functions, by family;
 //! - [`copy`]: `copy_` and dtype conversion; [`run`]: copy-in / cast-back around a loop;
 //! - [`element`], [`math`], [`halfconv`]: element types and their scalar math ([`series`]:
 //!   the Taylor tables they share with the vector kernels); [`vecmath`]:

@@ -1,6 +1,6 @@
 //! `tanh` and `sigmoid` of one f64 lane, branch-free. Both are quotients of `1 ± exp`, which
 //! a rounded `exp` would leave up to 2 ulp off: the f64 versions take `expm1` (tanh) or `exp`
-//! (sigmoid, [`exp_dd`]) as a double-double and correct the quotient by one Newton step; the float32 ones
+//! (sigmoid, `exp_dd`) as a double-double and correct the quotient by one Newton step; the float32 ones
 //! (`LITE`) compute in f64 with an f32 reciprocal refined once, far below an f32 ulp.
 
 #![forbid(unsafe_code)]

@@ -279,7 +279,7 @@ pub fn expm1_fast_domain(x: f32) -> bool {
     x <= 88.0
 }
 
-/// `expm1(x)` for `x` in [`expm1_fast_domain`], rounded once from [`expm1_dd`]. From -17.5
+/// `expm1(x)` for `x` in [`expm1_fast_domain`], rounded once from `expm1_dd`. From -17.5
 /// down, `expm1(x) = -1 + e^x` with `e^x < 2^-25`: the result rounds to -1, so `x` is clamped
 /// there.
 #[inline(always)]
@@ -332,9 +332,9 @@ const EXP2_E: [f32; 6] = [
 
 /// `tanh(x)`, both branches computed and one selected (a vector blend):
 /// |x| < 0.65 an odd polynomial; above, `1 - 2/d` with `d = e^{2|x|} + 1 = 2^k·e^{2r} + 1`
-/// rounded once, `e^{2r}` from [`EXP2_E`] on `r = |x| - k·ln2/2` (one FMA with ln 2's f32:
+/// rounded once, `e^{2r}` from `EXP2_E` on `r = |x| - k·ln2/2` (one FMA with ln 2's f32:
 /// the rest of ln 2 moves `q` by under 2^-29, and no error terms are carried: see
-/// [`TANH_SPLIT`]). Past |x| = 10 the result rounds to ±1, so |x| is clamped there
+/// `TANH_SPLIT`). Past |x| = 10 the result rounds to ±1, so |x| is clamped there
 /// (infinities too). 24 vector operations for 16 lanes (30 before the split moved from 0.8
 /// and the exponential lost its low part of ln 2 and a term: 0.31 -> 0.27 ns an element in a
 /// scratch harness, 2-core Intel Xeon); every non-negative f32 below 10.5 was checked within
