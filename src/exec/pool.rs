@@ -24,6 +24,9 @@
 //!   pool for it would spawn and join threads at every change between such a loop and a full
 //!   one.
 //! - **Panics.** A panic inside a chunk is caught there and becomes an [`Error`].
+//! - **Inside a rayon pool** (the `rayon` feature): a loop started on a thread of a rayon
+//!   pool runs its chunks on that pool, so an application that already parallelizes with rayon
+//!   gets no second set of threads competing for its cores; the chunks are the same.
 //! - **Fork.** A forked child has none of its parent's workers: a pool built in another
 //!   process (its pid differs) is leaked, never joined or locked, and a fresh one is built.
 //!
@@ -258,6 +261,11 @@ pub fn in_parallel_region() -> bool {
 /// inside a chunk of another loop, or while another thread's loop holds the pool. A panic in
 /// `f` becomes an error (the other chunks still run).
 pub fn parallel_for(count: usize, threads: usize, f: &(dyn Fn(usize) + Sync)) -> Result<()> {
+    #[cfg(feature = "rayon")]
+    if count > 1 && threads > 1 && !in_parallel_region() && rayon::current_thread_index().is_some()
+    {
+        return on_callers_rayon_pool(count, f);
+    }
     let pool = if count > 1 && threads > 1 && !in_parallel_region() {
         pool_for(threads.max(get_num_threads()))
     } else {
@@ -276,6 +284,23 @@ pub fn parallel_for(count: usize, threads: usize, f: &(dyn Fn(usize) + Sync)) ->
     outcome.map_err(|message| Error::value(format!("a parallel loop panicked: {message}")))
 }
 
+/// The chunks of a loop started on a rayon worker, run on that worker's pool (work stealing
+/// shares them with the pool's other tasks); the first panic becomes an error.
+#[cfg(feature = "rayon")]
+fn on_callers_rayon_pool(count: usize, f: &(dyn Fn(usize) + Sync)) -> Result<()> {
+    use rayon::prelude::*;
+    let first = Mutex::new(None::<String>);
+    (0..count).into_par_iter().for_each(|t| {
+        if let Err(message) = job::run_chunk(f, t) {
+            lock(&first).get_or_insert(message);
+        }
+    });
+    match first.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(message) => Err(Error::value(format!("a parallel loop panicked: {message}"))),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,6 +313,38 @@ mod tests {
         })
         .unwrap();
         hits.into_iter().map(|h| h.into_inner()).collect()
+    }
+
+    /// With the `rayon` feature, a loop started on a rayon worker runs on that pool's threads
+    /// (every chunk once) and never wakes ferroiter's workers; loops inside its chunks run
+    /// serially.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn a_loop_on_a_rayon_worker_runs_on_its_pool() {
+        let rayon_pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .thread_name(|i| format!("app-{i}"))
+            .build()
+            .unwrap();
+        let names = Mutex::new(std::collections::HashSet::new());
+        let hits: Vec<AtomicU32> = (0..64).map(|_| AtomicU32::new(0)).collect();
+        rayon_pool.install(|| {
+            parallel_for(64, 4, &|t| {
+                hits[t].fetch_add(1, Ordering::Relaxed);
+                lock(&names).insert(std::thread::current().name().map(str::to_owned));
+                assert!(in_parallel_region());
+            })
+            .unwrap();
+        });
+        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+        for name in lock(&names).iter() {
+            assert!(
+                name.as_deref().is_some_and(|n| n.starts_with("app-")),
+                "{name:?}"
+            );
+        }
+        let err = rayon_pool.install(|| parallel_for(4, 4, &|t| assert!(t != 2, "chunk two")));
+        assert!(err.unwrap_err().to_string().contains("chunk two"));
     }
 
     #[test]

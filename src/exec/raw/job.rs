@@ -99,6 +99,17 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
+/// Runs chunk `t` of `f` on the calling thread as a chunk of a loop (loops it starts run
+/// serially), with the message of its panic, if any: for a chunk another pool's thread runs
+/// (the `rayon` feature).
+#[cfg(feature = "rayon")]
+pub(crate) fn run_chunk(f: &(dyn Fn(usize) + Sync), t: usize) -> Result<(), String> {
+    let was_inside = IN_CHUNK.with(|c| c.replace(true));
+    let outcome = catch_unwind(AssertUnwindSafe(|| f(t)));
+    IN_CHUNK.with(|c| c.set(was_inside));
+    outcome.map_err(|payload| panic_message(payload.as_ref()))
+}
+
 /// Runs `f(0)`, ..., `f(count - 1)` on the calling thread (no job to share, no allocation),
 /// with the message of the first panic, if any; the other chunks still run.
 pub(crate) fn run_serial(count: usize, f: &(dyn Fn(usize) + Sync)) -> Result<(), String> {
