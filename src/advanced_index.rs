@@ -38,7 +38,10 @@ impl AdvancedItem {
 /// element's offset (in elements) in the indexed array's storage.
 #[derive(Debug)]
 pub struct Selection {
+    /// The result's shape.
     pub shape: Vec<usize>,
+    /// Each selected element's offset (in elements) in the indexed array's storage, row-major over
+    /// `shape`.
     pub offsets: Vec<isize>,
 }
 

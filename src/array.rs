@@ -445,9 +445,11 @@ impl Array {
 
     // ---- accessors ----
 
+    /// The element type.
     pub fn dtype(&self) -> DType {
         self.dtype
     }
+    /// The layout: sizes, element strides and storage offset (a blocked array's physical view).
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
@@ -458,15 +460,19 @@ impl Array {
             None => &self.layout.shape,
         }
     }
+    /// The strides, in elements (of the layout: a blocked array's physical view).
     pub fn strides(&self) -> &[isize] {
         &self.layout.strides
     }
+    /// The offset of element 0 in the storage, in elements (torch's `storage_offset()`).
     pub fn storage_offset(&self) -> isize {
         self.layout.offset
     }
+    /// The storage the array views (shared with every other view of it).
     pub fn storage(&self) -> &Arc<Storage> {
         &self.storage
     }
+    /// The number of logical dims.
     pub fn ndim(&self) -> usize {
         self.shape().len()
     }
@@ -481,9 +487,12 @@ impl Array {
     pub fn blocking(&self) -> Option<&Blocking> {
         self.blocking.as_deref()
     }
+    /// Bytes per element.
     pub fn itemsize(&self) -> usize {
         self.dtype.itemsize()
     }
+    /// Whether the array views memory that refuses writes (a read-only numpy array or DLPack
+    /// capsule).
     pub fn is_readonly(&self) -> bool {
         !self.storage.is_writable()
     }
@@ -520,24 +529,33 @@ impl Array {
         self.refuse_blocked("views")?;
         Array::from_parts(self.storage.clone(), layout, self.dtype)
     }
+    /// `permute(*dims)`: a view whose dim i is this array's dim `dims[i]`.
     pub fn permute(&self, dims: &[i64]) -> Result<Array> {
         self.with_layout(self.view_layout()?.permute(dims)?)
     }
+    /// `transpose(d0, d1)`: a view with two dims swapped.
     pub fn transpose(&self, d0: i64, d1: i64) -> Result<Array> {
         self.with_layout(self.view_layout()?.transpose(d0, d1)?)
     }
+    /// `expand(*sizes)`: a view broadcast to `sizes` (`-1` keeps a size) with stride-0 dims.
     pub fn expand(&self, sizes: &[i64]) -> Result<Array> {
         self.with_layout(self.view_layout()?.expand(sizes, &self.torch_type_name())?)
     }
+    /// `unsqueeze(dim)`: a view with a size-1 dim inserted at `dim`.
     pub fn unsqueeze(&self, dim: i64) -> Result<Array> {
         self.with_layout(self.view_layout()?.unsqueeze(dim)?)
     }
+    /// `squeeze(dims)`: a view without the listed size-1 dims, or every size-1 dim when `None`.
     pub fn squeeze(&self, dims: Option<&[i64]>) -> Result<Array> {
         self.with_layout(self.view_layout()?.squeeze(dims)?)
     }
+    /// `view(*shape)`: the same memory under a new shape (one `-1` inferred), where the strides
+    /// allow it without a copy.
     pub fn view(&self, shape: &[i64]) -> Result<Array> {
         self.with_layout(self.view_layout()?.view(shape)?)
     }
+    /// `__getitem__` with a tuple key of ints, slices, `None` and `...` (see [`Layout::index`]): a
+    /// view.
     pub fn index(&self, items: &[IndexItem]) -> Result<Array> {
         self.with_layout(self.view_layout()?.index(items)?)
     }

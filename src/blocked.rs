@@ -25,7 +25,9 @@ use crate::shape::fmt_shape;
 /// then the physical view (see the module doc).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Blocking {
+    /// Channels per block (8 or 16): the size of the innermost physical dim.
     pub block: usize,
+    /// The logical NC(D)HW shape.
     pub shape: Dims,
 }
 

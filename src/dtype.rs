@@ -8,30 +8,50 @@ use crate::error::{Error, Result};
 /// `complex32`) but no array can hold it: numpy has no such type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
+    /// bool
     Bool,
+    /// uint8
     U8,
+    /// uint16
     U16,
+    /// uint32
     U32,
+    /// uint64
     U64,
+    /// int8
     I8,
+    /// int16
     I16,
+    /// int32
     I32,
+    /// int64
     I64,
+    /// float16
     F16,
+    /// bfloat16
     BF16,
+    /// float32
     F32,
+    /// float64
     F64,
+    /// complex32: in the type rules only; no array holds it (numpy has no such type).
     ComplexHalf,
+    /// complex64
     C64,
+    /// complex128
     C128,
 }
 
 /// The four categories of §8, in promotion order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Category {
+    /// bool
     Bool,
+    /// The integer dtypes, signed and unsigned.
     Integral,
+    /// The floating dtypes (float16, bfloat16, float32, float64).
     Floating,
+    /// The complex dtypes.
     Complex,
 }
 
@@ -72,6 +92,7 @@ impl DType {
         }
     }
 
+    /// The category (§8) the dtype belongs to.
     pub fn category(self) -> Category {
         match self {
             DType::Bool => Category::Bool,
@@ -88,9 +109,11 @@ impl DType {
         }
     }
 
+    /// Whether the dtype is a floating type (torch's `isFloatingType`).
     pub fn is_floating(self) -> bool {
         self.category() == Category::Floating
     }
+    /// Whether the dtype is a complex type (torch's `isComplexType`).
     pub fn is_complex(self) -> bool {
         self.category() == Category::Complex
     }

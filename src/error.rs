@@ -18,17 +18,35 @@ pub enum Error {
         .from.torch_name(),
         .to.torch_name()
     )]
-    UnsafeCast { from: DType, to: DType },
+    UnsafeCast {
+        /// The result (common) dtype.
+        from: DType,
+        /// The output's dtype.
+        to: DType,
+    },
     /// torch's "Found dtype X but expected Y": operands that must share one dtype.
     #[error("Found dtype {} but expected {}", .found.torch_name(), .expected.torch_name())]
-    DTypeMismatch { found: DType, expected: DType },
+    DTypeMismatch {
+        /// The dtype of the operand that differs.
+        found: DType,
+        /// The dtype the operands were expected to share.
+        expected: DType,
+    },
     /// torch's `"kernel" not implemented for 'Dtype'`: no kernel for this dtype.
     #[error("\"{kernel}\" not implemented for '{}'", .dtype.torch_name())]
-    NotImplemented { kernel: &'static str, dtype: DType },
+    NotImplemented {
+        /// torch's kernel name (`add_cpu`).
+        kernel: &'static str,
+        /// The dtype it has no kernel for.
+        dtype: DType,
+    },
     /// c10's checked scalar conversion: a Python number that `type_name` (C++'s name, e.g.
     /// `uint8_t`, `c10::Half`) cannot hold.
     #[error("value cannot be converted to type {type_name} without overflow")]
-    Overflow { type_name: &'static str },
+    Overflow {
+        /// C++'s name of the target type.
+        type_name: &'static str,
+    },
     /// torch's two overlap texts: an output that writes one location twice (`internal`) or
     /// partially overlaps an input.
     #[error(
@@ -39,7 +57,10 @@ pub enum Error {
             "some elements of the input tensor and the written-to tensor refer to a single memory location"
         }
     )]
-    Overlap { internal: bool },
+    Overlap {
+        /// The output overlaps itself (rather than an input).
+        internal: bool,
+    },
     /// A write into memory borrowed read-only (a read-only numpy array or DLPack capsule).
     #[error("cannot write into a read-only array (it views read-only memory)")]
     ReadOnly,
@@ -48,7 +69,10 @@ pub enum Error {
     ZeroDivision,
     /// An allocation the system refused.
     #[error("out of memory: cannot allocate {bytes} bytes")]
-    OutOfMemory { bytes: usize },
+    OutOfMemory {
+        /// The size asked for.
+        bytes: usize,
+    },
     /// Any other bad value: shapes that do not broadcast, bad strides or offsets, wrong ranks
     /// (Python `ValueError`; torch's RuntimeError or ValueError).
     #[error("{0}")]
@@ -68,9 +92,13 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// Rust callers who want torch-vs-ferroiter kinds without Python).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
+    /// `ValueError`
     Value,
+    /// `TypeError`
     Type,
+    /// `IndexError`
     Index,
+    /// `MemoryError`
     Memory,
 }
 
@@ -79,9 +107,11 @@ impl Error {
     pub fn value(msg: impl Into<String>) -> Self {
         Error::Value(msg.into())
     }
+    /// An [`Error::Type`] with this message.
     pub fn type_(msg: impl Into<String>) -> Self {
         Error::Type(msg.into())
     }
+    /// An [`Error::Index`] with this message.
     pub fn index(msg: impl Into<String>) -> Self {
         Error::Index(msg.into())
     }

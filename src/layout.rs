@@ -11,8 +11,11 @@ pub use crate::dims::{Dims, Strides};
 /// Where a view's elements live in its storage, in elements.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
+    /// Size of each dim.
     pub shape: Dims,
+    /// Stride of each dim, in elements (negative or 0 allowed).
     pub strides: Strides,
+    /// Offset of element 0 from the storage start, in elements.
     pub offset: isize,
 }
 
@@ -35,8 +38,11 @@ pub enum IndexItem {
     Int(i64),
     /// A Python slice, numpy semantics (any non-zero step, negative included).
     Slice {
+        /// Where the slice starts (negative counts from the end); `None`: the default.
         start: Option<i64>,
+        /// Where the slice stops, exclusive (negative counts from the end); `None`: the default.
         stop: Option<i64>,
+        /// The step; `None`: 1.
         step: Option<i64>,
     },
     /// `None`: a new size-1 dim.
@@ -89,19 +95,24 @@ impl Layout {
         }
     }
 
+    /// The number of dims.
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
+    /// The number of elements (the product of the sizes).
     pub fn numel(&self) -> usize {
         self.shape.iter().product()
     }
 
+    /// `is_contiguous(memory_format=format)` of these sizes and strides.
     pub fn is_contiguous(&self, format: MemoryFormat) -> Result<bool> {
         mf::is_contiguous_as(&self.shape, &self.strides, format)
     }
+    /// torch's `is_non_overlapping_and_dense`: every element of a dense block addressed once.
     pub fn is_non_overlapping_and_dense(&self) -> bool {
         mf::is_non_overlapping_and_dense(&self.shape, &self.strides)
     }
+    /// torch's `suggest_memory_format(exact_match)` for these sizes and strides.
     pub fn suggest_memory_format(&self, exact_match: bool) -> MemoryFormat {
         mf::suggest_memory_format(&self.shape, &self.strides, exact_match)
     }

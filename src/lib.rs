@@ -4,6 +4,7 @@
 //! and contiguity predicates ([`memory_format`]), broadcasting ([`shape`]), view layouts
 //! ([`layout`]), and arrays over shared storages ([`mod@array`], [`storage`]). The optional
 //! `python` feature adds the PyO3 binding in `py`.
+#![warn(missing_docs)]
 
 pub mod advanced_index;
 pub mod array;

@@ -10,14 +10,21 @@ pub use crate::dims::contiguous_strides;
 /// torch's `MemoryFormat`. `Preserve` is only meaningful for `empty_like`, `clone` and `to`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MemoryFormat {
+    /// `contiguous_format`: row-major.
     Contiguous,
+    /// `channels_last`: NHWC order for a 4-d NCHW array.
     ChannelsLast,
+    /// `channels_last_3d`: NDHWC order for a 5-d NCDHW array.
     ChannelsLast3d,
+    /// `preserve_format`: the source's layout, by torch's rule (`empty_like`, `clone` and `to`).
     Preserve,
     /// oneDNN's blocked formats (`blocked.rs`): channels in blocks of 8 or 16 innermost.
     NChw8c,
+    /// `nChw16c`: 4-d, channels in blocks of 16.
     NChw16c,
+    /// `nCdhw8c`: 5-d, channels in blocks of 8.
     NCdhw8c,
+    /// `nCdhw16c`: 5-d, channels in blocks of 16.
     NCdhw16c,
 }
 

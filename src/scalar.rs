@@ -9,12 +9,16 @@ use half::{bf16, f16};
 /// One element, widened to the value kinds Python has.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scalar {
+    /// A Python bool.
     Bool(bool),
+    /// A Python int in the int64 range.
     Int(i64),
     /// A Python int in [2^63, 2^64) (torch's uint64 Scalar): its full value for floats and
     /// uint64, its bits (an int64) for the other integer types.
     UInt(u64),
+    /// A Python float.
     Float(f64),
+    /// A Python complex: real and imaginary parts.
     Complex(f64, f64),
 }
 
@@ -50,6 +54,7 @@ impl Scalar {
         Participant::of(wrapped_number_dtype(self.category()), 0, true).dtype()
     }
 
+    /// The value as f64 (a bool as 0 or 1, a complex number's real part).
     pub fn as_f64(self) -> f64 {
         match self {
             Scalar::Bool(b) => b as u8 as f64,
@@ -178,6 +183,7 @@ impl Scalar {
         }
     }
 
+    /// Whether the value is non-zero (a complex number when either part is).
     pub fn is_nonzero(self) -> bool {
         match self {
             Scalar::Bool(b) => b,

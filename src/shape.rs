@@ -55,9 +55,13 @@ pub enum ShapesMismatch {
     /// Size `size` of shape number `arg`, at `idx` (negative: counted from the end), does not
     /// broadcast to `common`, the result as far as it was computed.
     Mismatch {
+        /// Which shape (its position among the arguments).
         arg: usize,
+        /// Which dim of it, counted from the end (-1 is the last).
         idx: i64,
+        /// Its size there.
         size: i64,
+        /// The result as far as it was computed.
         common: Vec<i64>,
     },
 }

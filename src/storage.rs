@@ -202,9 +202,11 @@ impl Storage {
         })
     }
 
+    /// The buffer's size in bytes.
     pub fn nbytes(&self) -> usize {
         self.nbytes
     }
+    /// Whether the storage accepts writes (memory borrowed read-only does not).
     pub fn is_writable(&self) -> bool {
         self.writable
     }
@@ -272,6 +274,7 @@ impl Storage {
         Ok(())
     }
 
+    /// Refuses with [`Error::ReadOnly`] unless the storage accepts writes.
     pub fn check_writable(&self) -> Result<()> {
         if self.writable {
             Ok(())

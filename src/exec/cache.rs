@@ -18,8 +18,12 @@ pub const FALLBACK_L3_BYTES: usize = 8 * 1024 * 1024;
 /// missing L3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CacheSizes {
+    /// L1 data cache per core, in bytes.
     pub l1d: usize,
+    /// L2 cache per core, in bytes.
     pub l2: usize,
+    /// Last-level cache as cpu0 sees it, in bytes (the L2's size where sysfs reports an L2 but no
+    /// L3).
     pub l3: usize,
 }
 

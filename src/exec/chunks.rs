@@ -18,6 +18,8 @@ pub struct Chunks {
 }
 
 impl Chunks {
+    /// The split of `numel` elements with grain `grain` among `threads` threads (the struct doc's
+    /// formula).
     pub fn new(numel: usize, grain: usize, threads: usize) -> Chunks {
         if numel == 0 {
             return Chunks {

@@ -32,7 +32,9 @@ type Dims<T> = SmallVec<[T; 8]>;
 /// along them (the table the executor builds from them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group {
+    /// The merged dims' sizes, fastest first.
     pub sizes: Dims<usize>,
+    /// The other operand's byte strides along them.
     pub strides: Dims<isize>,
 }
 
@@ -41,6 +43,7 @@ impl Group {
     pub fn len(&self) -> usize {
         self.sizes.iter().product()
     }
+    /// Whether the merged index has no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -98,6 +101,7 @@ pub struct PermuteCopy {
     pub outer: Dims<(usize, isize, isize)>,
     /// Tile edges along `r` and `c` (elements).
     pub tile_r: usize,
+    /// Tile edge along `c` (elements).
     pub tile_c: usize,
     /// Write the output with non-temporal stores (large enough by
     /// [`super::stores::transposing_copy_from`]: its lines would only evict the input's).

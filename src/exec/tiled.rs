@@ -60,6 +60,7 @@ pub fn scratch_bytes() -> usize {
 pub const EDGE0: usize = 64;
 /// Bounds of the tile edge along the second dim (elements), which fills the scratch.
 pub const MIN_EDGE1: usize = 8;
+/// Upper bound of the tile edge along the second dim (elements).
 pub const MAX_EDGE1: usize = 1024;
 /// Plans whose operands together span at most this many bytes are not tiled: all of their
 /// lines fit in L1 in any order, and the 1-element path stays short.
@@ -100,11 +101,14 @@ pub struct Tiling {
 /// Whether to tile, and why not when not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TileDecision {
+    /// Tiled, with this geometry.
     Tiled(Tiling),
+    /// Not tiled, and why (as `explain()` reports it).
     Untiled(&'static str),
 }
 
 impl TileDecision {
+    /// The tiling, if the plan is tiled.
     pub fn tiling(self) -> Option<Tiling> {
         match self {
             TileDecision::Tiled(t) => Some(t),

@@ -11,7 +11,9 @@ use crate::{Array, MemoryFormat, Scalar};
 /// An operand of an operation: an array or a Python number.
 #[derive(Debug, Clone)]
 pub enum Arg {
+    /// An array.
     Array(Array),
+    /// A Python number.
     Scalar(Scalar),
 }
 

@@ -65,7 +65,9 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
 /// or a new array.
 #[derive(Debug, Clone)]
 pub enum Converted {
+    /// The array itself: nothing to convert.
     Same,
+    /// A new array holding the converted values.
     New(Array),
 }
 

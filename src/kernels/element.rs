@@ -12,27 +12,38 @@ use num_complex::Complex;
 pub struct Bool(pub u8);
 
 impl Bool {
+    /// Whether the byte is non-zero.
     pub fn get(self) -> bool {
         self.0 != 0
     }
+    /// `true` as 1, `false` as 0.
     pub fn new(b: bool) -> Bool {
         Bool(b as u8)
     }
 }
 
+/// complex64's element type.
 pub type C64 = Complex<f32>;
+/// complex128's element type.
 pub type C128 = Complex<f64>;
 
 /// A Rust type that holds one element of a dtype, and converts to every other as torch does:
 /// float → int truncates (through i64, so narrower ints wrap), anything → bool is `!= 0`,
 /// half types round through f32, complex → real keeps the real part.
 pub trait Element: Copy + Send + Sync + Default + PartialEq + std::fmt::Debug + 'static {
+    /// The dtype this type holds.
     const DTYPE: DType;
+    /// Converts a bool as torch does.
     fn from_bool(v: bool) -> Self;
+    /// Converts an int64 as torch does.
     fn from_i64(v: i64) -> Self;
+    /// Converts a float32 as torch does.
     fn from_f32(v: f32) -> Self;
+    /// Converts a float64 as torch does.
     fn from_f64(v: f64) -> Self;
+    /// Converts a complex64 as torch does.
     fn from_c64(v: C64) -> Self;
+    /// Converts a complex128 as torch does.
     fn from_c128(v: C128) -> Self;
     /// A uint64 value: integers and bool see its bits as an int64 (the same wrapping), floats
     /// and complex numbers round its full value.
@@ -201,14 +212,17 @@ macro_rules! float_element {
 pub fn f16_from_f32(v: f32) -> f16 {
     f16::from_bits(halfconv::f32_to_f16_bits(v))
 }
+/// float16 → f32 (exact), by [`super::halfconv`].
 #[inline(always)]
 pub fn f16_to_f32(v: f16) -> f32 {
     halfconv::f16_bits_to_f32(v.to_bits())
 }
+/// f32 → bfloat16, by [`super::halfconv`].
 #[inline(always)]
 pub fn bf16_from_f32(v: f32) -> bf16 {
     bf16::from_bits(halfconv::f32_to_bf16_bits(v))
 }
+/// bfloat16 → f32 (exact), by [`super::halfconv`].
 #[inline(always)]
 pub fn bf16_to_f32(v: bf16) -> f32 {
     halfconv::bf16_bits_to_f32(v.to_bits())

@@ -14,16 +14,27 @@ use num_complex::ComplexFloat;
 
 /// The rarer unary functions of floats and complex numbers.
 pub trait Elementary: Copy {
+    /// Arccosine.
     fn acos(self) -> Self;
+    /// Arcsine.
     fn asin(self) -> Self;
+    /// Arctangent.
     fn atan(self) -> Self;
+    /// Inverse hyperbolic cosine.
     fn acosh(self) -> Self;
+    /// Inverse hyperbolic sine.
     fn asinh(self) -> Self;
+    /// Inverse hyperbolic tangent.
     fn atanh(self) -> Self;
+    /// Tangent.
     fn tan(self) -> Self;
+    /// Hyperbolic sine.
     fn sinh(self) -> Self;
+    /// Hyperbolic cosine.
     fn cosh(self) -> Self;
+    /// Base-2 logarithm.
     fn log2(self) -> Self;
+    /// Base-10 logarithm.
     fn log10(self) -> Self;
 }
 
@@ -298,10 +309,15 @@ impl Elementary for C64 {
 /// The rarer binary functions of real floats (torch refuses complex operands for all but
 /// `logaddexp`, whose complex form is [`complex_logaddexp`]).
 pub trait RealBinary: Copy {
+    /// The angle of the point `(b, self)`: the arctangent of `self / b` in the right quadrant.
     fn atan2(self, b: Self) -> Self;
+    /// `sqrt(self² + b²)`.
     fn hypot(self, b: Self) -> Self;
+    /// The magnitude of `self` with the sign of `b`.
     fn copysign(self, b: Self) -> Self;
+    /// The next representable value after `self` towards `b`.
     fn nextafter(self, b: Self) -> Self;
+    /// `log(exp(self) + exp(b))`.
     fn logaddexp(self, b: Self) -> Self;
     /// C's `fmod`: the remainder with the sign of the dividend.
     fn fmod(self, b: Self) -> Self;
@@ -438,7 +454,9 @@ fn torch_complex_log1p<C: Transcendental>(z: C) -> C {
 
 /// The real part of a complex compute type (for [`complex_logaddexp`]).
 pub trait ComplexParts {
+    /// The real part, as f64.
     fn re_(self) -> f64;
+    /// Whether either part is NaN.
     fn has_nan(self) -> bool;
 }
 impl ComplexParts for C64 {

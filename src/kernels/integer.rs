@@ -5,7 +5,10 @@
 
 /// Shifts and `fmod` of one integer type.
 pub trait IntegerOps: Copy {
+    /// `self << count`; a count that is negative or at least the bit width gives 0.
     fn shift_left(self, count: Self) -> Self;
+    /// `self >> count` (arithmetic for signed types); a count that is negative or at least the bit
+    /// width gives the sign fill (0 or -1).
     fn shift_right(self, count: Self) -> Self;
     /// `None` for a division by zero.
     fn fmod(self, b: Self) -> Option<Self>;

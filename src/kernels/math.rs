@@ -8,8 +8,11 @@ use half::{bf16, f16};
 
 /// An element type and the type it computes in.
 pub trait Compute: Element {
+    /// The opmath type the element computes in.
     type Op: Copy + Default + Send + Sync + 'static;
+    /// Widens the element to its compute type.
     fn up(self) -> Self::Op;
+    /// Rounds a compute-type value back to the element type.
     fn down(v: Self::Op) -> Self;
 }
 
@@ -51,13 +54,19 @@ impl Compute for bf16 {
 
 /// + − × and friends, defined for every compute type (bool: + is "or", × is "and").
 pub trait Arith: Copy + PartialEq + Send + Sync + 'static {
+    /// Sum (integers wrap; bool: or).
     fn add(self, b: Self) -> Self;
+    /// Difference (integers wrap; bool: xor).
     fn sub(self, b: Self) -> Self;
+    /// Product (integers wrap; bool: and).
     fn mul(self, b: Self) -> Self;
     /// `self + alpha·b` in one step: torch's fused multiply-add for floats.
     fn add_alpha(self, b: Self, alpha: Self) -> Self;
+    /// Negation (integers wrap; a bool is left as it is).
     fn neg(self) -> Self;
+    /// Whether the value is non-zero (a complex number when either part is).
     fn is_nonzero(self) -> bool;
+    /// A Python number converted to this type.
     fn from_scalar(s: crate::Scalar) -> Self;
 }
 
@@ -143,6 +152,7 @@ impl Arith for Bool {
 
 /// Division for floats and complex numbers (torch's true division).
 pub trait TrueDiv: Arith {
+    /// True division, `self / b`.
     fn div(self, b: Self) -> Self;
 }
 impl TrueDiv for f32 {
@@ -187,20 +197,27 @@ complex_div!(C64, C128);
 pub trait Ordered: Arith + PartialOrd {
     /// NaN-propagating maximum (torch.maximum).
     fn maximum(self, b: Self) -> Self;
+    /// NaN-propagating minimum (torch.minimum).
     fn minimum(self, b: Self) -> Self;
     /// Python-style floor division; `None` for an integer division by zero.
     fn floor_divide(self, b: Self) -> Option<Self>;
     /// Python-style remainder (the sign of the divisor); `None` for an integer division by zero.
     fn remainder(self, b: Self) -> Option<Self>;
+    /// `self` to the power `b` (integers wrap; a negative integer exponent follows torch).
     fn pow(self, b: Self) -> Self;
+    /// Absolute value (integers wrap at the minimum).
     fn abs(self) -> Self;
+    /// -1, 0 or 1 by the sign (0 for NaN).
     fn sign(self) -> Self;
+    /// Round towards -∞ (integers are left as they are).
     fn floor(self) -> Self;
+    /// Round towards +∞ (integers are left as they are).
     fn ceil(self) -> Self;
     /// Round half to even.
     fn round(self) -> Self;
     /// Round towards zero.
     fn trunc(self) -> Self;
+    /// Whether the value is NaN (never, for integers).
     fn is_nan(self) -> bool;
 }
 
@@ -349,9 +366,13 @@ impl Ordered for Bool {
 
 /// Bitwise operations (integers and bool).
 pub trait Bitwise: Copy {
+    /// Bitwise and (bool: logical and).
     fn and(self, b: Self) -> Self;
+    /// Bitwise or (bool: logical or).
     fn or(self, b: Self) -> Self;
+    /// Bitwise xor (bool: logical xor).
     fn xor(self, b: Self) -> Self;
+    /// Bitwise not (bool: logical not).
     fn not(self) -> Self;
 }
 macro_rules! int_bitwise {
@@ -382,15 +403,21 @@ impl Bitwise for Bool {
 
 /// Transcendental functions (floats and complex numbers).
 pub trait Transcendental: TrueDiv {
+    /// `e^x`.
     fn exp(self) -> Self;
     /// `exp(x) - 1`, accurate near 0.
     fn exp_m1(self) -> Self;
+    /// Natural logarithm.
     fn ln(self) -> Self;
     /// `log(1 + x)`, accurate near 0.
     fn ln_1p(self) -> Self;
+    /// Square root.
     fn sqrt(self) -> Self;
+    /// Sine.
     fn sin(self) -> Self;
+    /// Cosine.
     fn cos(self) -> Self;
+    /// Hyperbolic tangent.
     fn tanh(self) -> Self;
     /// `1 / (1 + exp(-x))`.
     fn sigmoid(self) -> Self;

@@ -13,8 +13,11 @@ use crate::{dispatch_all, Array, DType};
 
 /// What a predicate asks of one element.
 pub trait Classify: Copy {
+    /// Whether the element is NaN (a complex number when either part is).
     fn nan(self) -> bool;
+    /// Whether the element is infinite (a complex number when either part is).
     fn inf(self) -> bool;
+    /// Whether the element is finite (a complex number when both parts are).
     fn finite(self) -> bool;
     /// The sign bit (`x < 0` for integers; set for -0.0 and negative NaNs).
     fn sign_bit(self) -> bool;

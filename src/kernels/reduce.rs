@@ -21,9 +21,13 @@ use std::marker::PhantomData;
 
 /// The arithmetic of an accumulator type: wrapping for integers.
 pub trait Arith: Element {
+    /// 0: where a sum starts.
     const ZERO: Self;
+    /// 1: where a product starts.
     const ONE: Self;
+    /// Sum (integers wrap).
     fn add(self, o: Self) -> Self;
+    /// Product (integers wrap).
     fn mul(self, o: Self) -> Self;
 }
 macro_rules! arith_float {
@@ -63,8 +67,11 @@ impl Arith for i64 {
 /// float32, integers and bool in int64), `ScanAcc` for cumsum/cumprod (float32 in float64,
 /// complex64 in complex128), `Out` the natural result (integers and bool give int64).
 pub trait Accumulate: Element {
+    /// The type sum and prod accumulate in.
     type Acc: Arith;
+    /// The type cumsum and cumprod accumulate in.
     type ScanAcc: Arith;
+    /// The natural result type of sum and prod (int64 for integers and bool).
     type Out: Element;
     /// Non-zero (all/any/count_nonzero).
     fn nonzero(self) -> bool;
@@ -144,10 +151,15 @@ accumulate!(
 /// An ordered element (amax/amin/argmax/argmin): compared as `Key` (float16/bfloat16 as
 /// float32), NaN (a key unequal to itself) propagating.
 pub trait Ordered: Element {
+    /// The type elements compare as.
     type Key: Copy + PartialOrd + Send + Sync + 'static;
+    /// The lowest key (where amax starts: -∞ for floats, the minimum for integers).
     const LOWEST: Self::Key;
+    /// The highest key (where amin starts: +∞ for floats, the maximum for integers).
     const HIGHEST: Self::Key;
+    /// The element as its key.
     fn key(self) -> Self::Key;
+    /// The element a key stands for.
     fn unkey(k: Self::Key) -> Self;
 }
 macro_rules! ordered {
@@ -306,19 +318,30 @@ where
 /// Which reduction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReduceOp {
+    /// `sum`
     Sum,
+    /// `prod`
     Prod,
+    /// `mean`
     Mean,
+    /// `amax`
     Amax,
+    /// `amin`
     Amin,
+    /// `argmax`
     Argmax,
+    /// `argmin`
     Argmin,
+    /// `all`
     All,
+    /// `any`
     Any,
+    /// `count_nonzero`
     CountNonzero,
 }
 
 impl ReduceOp {
+    /// The function's name, for messages.
     pub fn name(self) -> &'static str {
         match self {
             ReduceOp::Sum => "sum",

@@ -121,14 +121,20 @@ pub enum Reflection {
 /// function with a bool result (`isnan` & co.: no promotion, the input read as it is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Preset {
+    /// torch's `unary_op`: the result has the input's dtype.
     Same,
+    /// torch's `unary_float_op` / `binary_float_op`: integer inputs promote to float32.
     Float,
+    /// torch's `binary_op`: the inputs promote to their common dtype.
     Binary,
+    /// torch's `comparison_op`: a bool result.
     Comparison,
+    /// A unary function with a bool result, the input read as it is.
     Predicate,
 }
 
 impl Preset {
+    /// The preset's name in the op table (`unary`, `unary_float`, `binary`, …).
     pub fn name(self) -> &'static str {
         match self {
             Preset::Same => "unary",
@@ -145,7 +151,7 @@ macro_rules! define_unary_ops {
         /// A unary function of the API (rows of [`unary_ops!`](crate::unary_ops)).
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum UnaryOp {
-            $($variant),*
+            $(#[doc = concat!("`", stringify!($name), "`")] $variant),*
         }
 
         impl UnaryOp {
@@ -179,7 +185,7 @@ macro_rules! define_binary_ops {
         /// A binary function of the API (rows of [`binary_ops!`](crate::binary_ops)).
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum BinaryOp {
-            $($variant),*
+            $(#[doc = concat!("`", stringify!($name), "`")] $variant),*
         }
 
         impl BinaryOp {

@@ -15,7 +15,9 @@ use crate::{Array, MemoryFormat};
 /// two lists.
 #[derive(Debug, Clone)]
 pub enum Dims {
+    /// The last `n` dims of `a` against the first `n` of `b`.
     Count(i64),
+    /// Dims of `a` against dims of `b`, pair by pair.
     Lists(Vec<i64>, Vec<i64>),
 }
 

@@ -13,7 +13,9 @@ use crate::scalar::Scalar;
 /// Which triangle is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Triangle {
+    /// The lower triangle (`tril`): elements above the diagonal are zeroed.
     Lower,
+    /// The upper triangle (`triu`): elements below the diagonal are zeroed.
     Upper,
 }
 

@@ -10,6 +10,7 @@ use smallvec::SmallVec;
 /// One input operand.
 #[derive(Debug, Clone)]
 pub struct Input {
+    /// The array (a 0-d one for a wrapped number).
     pub array: Array,
     /// Read-only in the kernel (torch's `add_const_input`).
     pub is_const: bool,
@@ -48,18 +49,40 @@ impl Input {
 pub struct TensorIteratorConfig {
     pub(crate) outputs: SmallVec<[Option<Array>; 2]>,
     pub(crate) inputs: SmallVec<[Input; 3]>,
+    /// Refuse an output that writes one location twice or partially overlaps an input.
     pub check_mem_overlap: bool,
+    /// Reallocate a given output whose shape is not the broadcast shape (unless it is also an
+    /// input).
     pub resize_outputs: bool,
+    /// Refuse operands of different dtypes.
     pub check_all_same_dtype: bool,
+    /// torch's `check_all_same_device`. Every array is on the CPU here: it only decides, as in
+    /// torch, whether `compute_types` may stop before computing a common dtype.
     pub check_all_same_device: bool,
+    /// Convert inputs of another dtype to the common dtype (a temporary, copied in before the
+    /// kernel).
     pub promote_inputs_to_common_dtype: bool,
+    /// Compute an output of another dtype into a temporary of the common dtype, cast back after the
+    /// kernel.
     pub cast_common_dtype_to_outputs: bool,
+    /// Refuse an output that the common dtype cannot be cast to safely.
     pub enforce_safe_casting_to_output: bool,
+    /// Make an integer or bool common dtype the default float (true division).
     pub promote_integer_inputs_to_float: bool,
+    /// A reduction: outputs may keep a shape other than the broadcast one (the reduced dims size
+    /// 1), and no fast setup applies.
     pub is_reduction: bool,
+    /// Keep the dims in their logical order (no stride sort; a fast setup only when every operand
+    /// is contiguous).
     pub enforce_linear_iteration: bool,
+    /// torch's `allow_cpu_scalars` (a CPU scalar in a CUDA iteration). Kept for torch's presets;
+    /// nothing reads it here, where every array is on the CPU.
     pub allow_cpu_scalars: bool,
+    /// The dtype of the outputs the build allocates, when fixed
+    /// ([`TensorIteratorConfig::declare_static_dtype`]); `None`: the common dtype.
     pub static_dtype: Option<DType>,
+    /// The iteration shape, when fixed ([`TensorIteratorConfig::declare_static_shape`]): operands
+    /// are taken with their strides as they are, no broadcasting.
     pub static_shape: Option<Vec<usize>>,
     /// Which operands (outputs first, then inputs) are one object, when the caller knows: see
     /// [`TensorIteratorConfig::declare_operand_identities`].
@@ -107,6 +130,7 @@ impl Default for TensorIteratorConfig {
 }
 
 impl TensorIteratorConfig {
+    /// A config with torch's defaults (see the struct doc).
     pub fn new() -> Self {
         Self::default()
     }
@@ -126,6 +150,7 @@ impl TensorIteratorConfig {
         }
         Ok(self.add_output(output))
     }
+    /// Adds an input.
     pub fn add_input(&mut self, input: Array) -> &mut Self {
         self.inputs.push(Input {
             array: input,
@@ -134,6 +159,7 @@ impl TensorIteratorConfig {
         });
         self
     }
+    /// Adds an input the kernel only reads (torch's `add_const_input`).
     pub fn add_const_input(&mut self, input: Array) -> &mut Self {
         self.inputs.push(Input {
             array: input,
@@ -152,25 +178,31 @@ impl TensorIteratorConfig {
         self
     }
 
+    /// The number of outputs added so far.
     pub fn noutputs(&self) -> usize {
         self.outputs.len()
     }
+    /// The number of inputs added so far.
     pub fn ninputs(&self) -> usize {
         self.inputs.len()
     }
 
+    /// Sets the `check_mem_overlap` field.
     pub fn check_mem_overlap(&mut self, v: bool) -> &mut Self {
         self.check_mem_overlap = v;
         self
     }
+    /// Sets the `resize_outputs` field.
     pub fn resize_outputs(&mut self, v: bool) -> &mut Self {
         self.resize_outputs = v;
         self
     }
+    /// Sets the `check_all_same_dtype` field.
     pub fn check_all_same_dtype(&mut self, v: bool) -> &mut Self {
         self.check_all_same_dtype = v;
         self
     }
+    /// Sets the `check_all_same_device` field.
     pub fn check_all_same_device(&mut self, v: bool) -> &mut Self {
         self.check_all_same_device = v;
         self
@@ -191,22 +223,27 @@ impl TensorIteratorConfig {
         }
         self
     }
+    /// Sets the `enforce_safe_casting_to_output` field.
     pub fn enforce_safe_casting_to_output(&mut self, v: bool) -> &mut Self {
         self.enforce_safe_casting_to_output = v;
         self
     }
+    /// Sets the `promote_integer_inputs_to_float` field.
     pub fn promote_integer_inputs_to_float(&mut self, v: bool) -> &mut Self {
         self.promote_integer_inputs_to_float = v;
         self
     }
+    /// Sets the `is_reduction` field.
     pub fn is_reduction(&mut self, v: bool) -> &mut Self {
         self.is_reduction = v;
         self
     }
+    /// Sets the `enforce_linear_iteration` field.
     pub fn enforce_linear_iteration(&mut self, v: bool) -> &mut Self {
         self.enforce_linear_iteration = v;
         self
     }
+    /// Sets the `allow_cpu_scalars` field.
     pub fn allow_cpu_scalars(&mut self, v: bool) -> &mut Self {
         self.allow_cpu_scalars = v;
         self

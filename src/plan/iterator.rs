@@ -13,12 +13,16 @@ use crate::Array;
 /// torch's `FastSetupType`: the layout every operand already shares, if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FastSetup {
+    /// Every operand is contiguous.
     Contiguous,
+    /// Every operand is channels-last contiguous.
     ChannelsLast,
+    /// Every operand is non-overlapping and dense, with the same strides.
     NonOverlappingDense,
 }
 
 impl FastSetup {
+    /// torch's name for it, in lower case (`contiguous`, `channels_last`, `non_overlapping_dense`).
     pub fn name(self) -> &'static str {
         match self {
             FastSetup::Contiguous => "contiguous",
@@ -62,24 +66,31 @@ impl TensorIterator {
     pub fn perm(&self) -> &[usize] {
         &self.perm
     }
+    /// The number of plan dims.
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
+    /// The number of elements iterated.
     pub fn numel(&self) -> usize {
         self.shape.iter().product()
     }
+    /// The number of operands, outputs and inputs (torch's `ntensors()`).
     pub fn ntensors(&self) -> usize {
         self.operands.len()
     }
+    /// The number of outputs (the first operands).
     pub fn noutputs(&self) -> usize {
         self.noutputs
     }
+    /// The layout every operand already shares, if the build found one.
     pub fn fast_setup(&self) -> Option<FastSetup> {
         self.fast_setup
     }
+    /// The common dtype the build computed (torch's `common_dtype()`), if any.
     pub fn common_dtype(&self) -> Option<DType> {
         self.common_dtype
     }
+    /// The operands: outputs first, then inputs.
     pub fn operands(&self) -> &[Operand] {
         &self.operands
     }

@@ -21,12 +21,15 @@ pub struct Operand {
     pub original: Option<Box<Array>>,
     /// The dtype the operand has in the kernel.
     pub target_dtype: Option<DType>,
+    /// An output (the kernel writes it) rather than an input.
     pub is_output: bool,
     /// The output is also one of the inputs (same array): never resized.
     pub is_read_write: bool,
     /// A given output of the wrong shape that the build reallocates.
     pub will_resize: bool,
+    /// An input the kernel only reads (torch's `is_const`).
     pub is_const: bool,
+    /// A Python number wrapped as a 0-d array: it promotes in the lowest bucket.
     pub is_wrapped_number: bool,
     /// Byte strides in iterator order (dim 0 fastest) once strides are computed.
     pub stride_bytes: Strides,

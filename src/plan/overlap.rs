@@ -8,13 +8,20 @@ use super::TensorIterator;
 use crate::error::{Error, Result};
 use crate::Array;
 
+/// How memory overlaps: torch's `MemOverlap` (`internal_overlap`: `No`, `Yes`, `TooHard`) and
+/// `MemOverlapStatus` ([`overlap_status`]: `No`, `Full`, `Partial`, `TooHard`) in one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Overlap {
+    /// No overlap.
     No,
     /// Internal overlap proven (a size>1 dim with stride 0).
     Yes,
+    /// The two arrays address the same elements in the same way.
     Full,
+    /// The two arrays share some memory but not in the same way.
     Partial,
+    /// Undecided ("too hard"): a layout the checks cannot judge (not non-overlapping and dense);
+    /// the checks let it pass.
     TooHard,
 }
 

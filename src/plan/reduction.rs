@@ -74,7 +74,9 @@ pub fn result_shape(shape: &[usize], mask: &[bool], keepdim: bool) -> Vec<usize>
 /// gets it (`keepdim=False` drops the size-1 dims of the contiguous result: still contiguous).
 #[derive(Debug, Clone)]
 pub struct Reduction {
+    /// The iteration plan (see the struct doc).
     pub plan: TensorIterator,
+    /// The result as the user gets it.
     pub result: Array,
     /// Elements reduced into each output element.
     pub reduced_numel: usize,
@@ -172,8 +174,11 @@ pub fn scan_plan(
 /// One line of a scan: its length and each operand's byte stride along it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Line {
+    /// Elements along the line.
     pub len: usize,
+    /// The output's byte stride along the line.
     pub out_stride: isize,
+    /// The input's byte stride along the line.
     pub in_stride: isize,
 }
 

@@ -18,7 +18,9 @@ use crate::Array;
 /// `sort`'s pair of results.
 #[derive(Debug, Clone)]
 pub struct Sorted {
+    /// The sorted values.
     pub values: Array,
+    /// Each value's position along the sorted dim in the input (int64).
     pub indices: Array,
 }
 

@@ -14,8 +14,12 @@ use crate::Array;
 /// `unique`'s results: the values, and the inverse and counts when asked for.
 #[derive(Debug, Clone)]
 pub struct Unique {
+    /// The distinct values, ascending.
     pub values: Array,
+    /// For each input element, the index of its value in `values` (int64, the input's shape);
+    /// `None` unless asked for.
     pub inverse: Option<Array>,
+    /// How many times each value occurs (int64); `None` unless asked for.
     pub counts: Option<Array>,
 }
 

@@ -33,13 +33,21 @@ use std::marker::PhantomData;
 
 /// The functions, as const parameters of the lane kernels.
 pub mod func {
+    /// `exp`
     pub const EXP: u8 = 0;
+    /// `expm1`
     pub const EXPM1: u8 = 1;
+    /// `log`
     pub const LOG: u8 = 2;
+    /// `log1p`
     pub const LOG1P: u8 = 3;
+    /// `sin`
     pub const SIN: u8 = 4;
+    /// `cos`
     pub const COS: u8 = 5;
+    /// `tanh`
     pub const TANH: u8 = 6;
+    /// `sigmoid`
     pub const SIGMOID: u8 = 7;
 }
 
