@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test from a fresh clone: creates .venv, installs the test dependencies (torch
-# included), builds the extension, then runs `cargo test`, the Rust lints (fmt, clippy), the
+# included), builds the extension, then runs `cargo test` (the examples too), the rayon
+# feature's pool test, `cargo doc` (no warnings), the Rust lints (fmt, clippy), the
 # aarch64 build and tests (clippy for aarch64-apple-darwin; `cargo test` for aarch64 Linux under
 # qemu-user, installing the Debian cross tools and the rustup targets when missing), the Python
 # lints (ruff check, ruff format --check), stubtest and mypy (the type stubs against the
@@ -18,10 +19,15 @@ python -m pip install --quiet -r requirements-test.txt
 echo "== cargo test (the core, without Python)"
 cargo test --quiet
 
-echo "== Rust lints: cargo fmt --check, clippy -D warnings (the core alone, and with the binding)"
+echo "== the rayon feature's pool test; cargo doc without warnings (every public item documented)"
+cargo test --quiet --features rayon --lib exec::pool
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps
+
+echo "== Rust lints: cargo fmt --check, clippy -D warnings (the core alone, with the binding, with rayon)"
 cargo fmt --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --all-targets --features python -- -D warnings
+cargo clippy --quiet --all-targets --features rayon -- -D warnings
 
 echo "== aarch64: clippy for Apple Silicon (aarch64-apple-darwin), the Rust tests for aarch64 Linux"
 echo "   under qemu-user (linker and runner: .cargo/config.toml, scripts/aarch64/)"

@@ -688,6 +688,48 @@ impl Array {
         }
     }
 
+    /// A contiguous array of `shape` holding `values` in row-major order (as many as the shape
+    /// has), of `T`'s dtype: how a Rust caller hands its data to the iterator.
+    ///
+    /// ```
+    /// use ferroiter::Array;
+    /// let a = Array::from_values(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+    /// assert_eq!(a.transpose(0, 1)?.to_values::<f32>()?, [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    /// # Ok::<(), ferroiter::Error>(())
+    /// ```
+    pub fn from_values<T: crate::kernels::element::Element>(
+        values: &[T],
+        shape: &[usize],
+    ) -> Result<Array> {
+        let numel: usize = shape.iter().product();
+        if values.len() != numel {
+            return Err(Error::value(format!(
+                "from_values: {} values for shape {} ({numel} elements)",
+                values.len(),
+                crate::shape::fmt_shape(shape)
+            )));
+        }
+        let array = Array::empty(shape, T::DTYPE, MemoryFormat::Contiguous)?;
+        array.storage.write_elements(0, values)?;
+        Ok(array)
+    }
+
+    /// Every element in logical row-major order as `T`, which must be the array's dtype.
+    pub fn to_values<T: crate::kernels::element::Element>(&self) -> Result<Vec<T>> {
+        if self.dtype != T::DTYPE {
+            return Err(Error::type_(format!(
+                "to_values: the array is {}, not {}",
+                self.dtype,
+                T::DTYPE
+            )));
+        }
+        let scalars = self.to_scalars()?;
+        Ok(scalars
+            .into_iter()
+            .map(crate::kernels::args::scalar_as::<T>)
+            .collect())
+    }
+
     // ---- element access (slow path: for tolist, item, printing) ----
 
     /// Every element in logical row-major order.

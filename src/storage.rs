@@ -257,6 +257,20 @@ impl Storage {
         Ok(())
     }
 
+    /// Copies the bytes of `values` into the buffer at `byte_offset`.
+    pub fn write_elements<T: crate::kernels::element::Element>(
+        &self,
+        byte_offset: usize,
+        values: &[T],
+    ) -> Result<()> {
+        let nbytes = std::mem::size_of_val(values);
+        // SAFETY: element types are plain numbers (a bool byte, integers, floats, complex pairs
+        // of floats) without padding, so each of the slice's `nbytes` bytes is initialized and
+        // readable; the slice outlives this borrow.
+        let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr() as *const u8, nbytes) };
+        self.write(byte_offset, bytes)
+    }
+
     /// Fills `count` consecutive elements starting at byte 0 with `element` repeated.
     pub fn fill_prefix(&self, element: &[u8], count: usize) -> Result<()> {
         self.check_writable()?;

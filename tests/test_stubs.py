@@ -70,23 +70,27 @@ def test_every_public_name_of_the_package_is_typed() -> None:
     """Each name of ``ferroiter.__all__`` is in the stub or defined (typed) in __init__.py."""
     stub = _top_level_names(_stub_tree())
     init = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
-    own = {
-        n.name
-        for n in init.body
-        if isinstance(n, ast.FunctionDef)
-        and n.returns is not None
-        and all(a.annotation is not None for a in n.args.args)
-    } | {
-        n.target.id
-        for n in init.body
-        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
-    } | {
-        # re-exported from the package's own Python modules, which mypy --strict checks
-        alias.asname or alias.name
-        for n in init.body
-        if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module != "_ferroiter"
-        for alias in n.names
-    }
+    own = (
+        {
+            n.name
+            for n in init.body
+            if isinstance(n, ast.FunctionDef)
+            and n.returns is not None
+            and all(a.annotation is not None for a in n.args.args)
+        }
+        | {
+            n.target.id
+            for n in init.body
+            if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+        }
+        | {
+            # re-exported from the package's own Python modules, which mypy --strict checks
+            alias.asname or alias.name
+            for n in init.body
+            if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module != "_ferroiter"
+            for alias in n.names
+        }
+    )
     missing = [name for name in ferroiter.__all__ if name not in stub and name not in own]
     assert not missing, f"public names without types (add them to _ferroiter.pyi): {missing}"
     assert not (set(ferroiter.__all__) - set(dir(ferroiter))), "__all__ names a missing object"

@@ -79,9 +79,11 @@ impl Signature {
         Signature::new(&outputs, &inputs)
     }
 
+    /// The outputs' dtypes, in order.
     pub fn outputs(&self) -> &[DType] {
         &self.outputs
     }
+    /// The inputs' dtypes, in order.
     pub fn inputs(&self) -> &[DType] {
         &self.inputs
     }

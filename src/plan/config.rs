@@ -79,7 +79,8 @@ pub struct TensorIteratorConfig {
     /// nothing reads it here, where every array is on the CPU.
     pub allow_cpu_scalars: bool,
     /// The dtype of the outputs the build allocates, when fixed
-    /// ([`TensorIteratorConfig::declare_static_dtype`]); `None`: the common dtype.
+    /// ([`TensorIteratorConfig::declare_static_dtype`]); `None`: the common dtype. Per-output
+    /// dtypes ([`TensorIteratorConfig::declare_output_dtypes`]) take precedence.
     pub static_dtype: Option<DType>,
     /// The iteration shape, when fixed ([`TensorIteratorConfig::declare_static_shape`]): operands
     /// are taken with their strides as they are, no broadcasting.
