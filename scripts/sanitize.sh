@@ -23,7 +23,8 @@
 #   and torch stay uninstrumented, but every heap block gets redzones, so the extension's
 #   reads and writes past a block are caught); runs scripts/sanitize_smoke.py and, unlike
 #   valgrind, at a speed where torch-based pytest modules can run too:
-#   FERROITER_SANITIZE_PYTEST (default: the bad-input catalogue, the blocked formats, the
+#   FERROITER_SANITIZE_PYTEST (default: the bad-input catalogue, the blocked formats, users'
+#   kernels with their pointer probe (tests/test_user_kernels.py), the
 #   sorting and manipulation suites). Child interpreters (run_isolated) inherit the preload.
 #   Leak checking is off (CPython frees little at exit), and a failed huge allocation returns
 #   null (a MemoryError, as without ASan) instead of aborting; the goal is zero reports.
@@ -120,7 +121,7 @@ PY
         "${asan_env[@]}" python -c "import ferroiter, sys; assert '$pkg' in ferroiter.__file__, ferroiter.__file__" \
             || { status=1; continue; }
         "${asan_env[@]}" python scripts/sanitize_smoke.py || status=1
-        modules=${FERROITER_SANITIZE_PYTEST:-tests/test_bad_inputs.py tests/test_blocked.py tests/test_sorting.py tests/test_manipulation.py}
+        modules=${FERROITER_SANITIZE_PYTEST:-tests/test_bad_inputs.py tests/test_blocked.py tests/test_user_kernels.py tests/test_sorting.py tests/test_manipulation.py}
         [ "$step" = asan-suite ] && modules=tests
         # the resident-memory check is left out: ASan's quarantine holds up to 256 MiB of freed
         # blocks (to catch use after free), so resident memory grows without a leak (+143 MiB

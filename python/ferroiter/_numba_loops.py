@@ -84,8 +84,9 @@ def _loop_source(nout: int, nin: int, itemsizes: list[int], booleans: list[bool]
 
     Three inner loops: every operand at unit stride (plain ``p[i]``, which LLVM vectorizes);
     outputs at unit stride and inputs at unit stride or 0 (a Python number, a broadcast row):
-    the row in pieces of CHUNK elements, each input an array view of its piece or of a buffer
-    filled with its one value, so the loop is the vectorized one again; any other strides
+    the row in pieces of CHUNK elements, each input read from its piece or from a buffer filled
+    with its one value (once per block when the value is the block's), so the loop is the
+    vectorized one again; any other strides
     (``p[i * s]``). Bool operands are read and written through byte pointers (numba keeps its
     booleans as bits)."""
     n = nout + nin
@@ -113,7 +114,8 @@ def _loop_source(nout: int, nin: int, itemsizes: list[int], booleans: list[bool]
     lines.append("    pieces = not unit and " + " and ".join(f"({c})" for c in splat))
     lines.append("    filled = min(n0, CHUNK)")
     for k in inputs:
-        lines.append(f"    b{k} = empty(CHUNK if pieces else 0, B{k})")
+        lines.append(f"    b{k} = empty(CHUNK if pieces else 1, B{k})")
+        lines.append(f"    a{k} = int64(b{k}.ctypes.data)")
         # a value the whole block shares is put in its buffer once
         lines.append(f"    if pieces and s{k} == 0 and t{k} == 0:")
         lines.append(f"        b{k}[:filled] = P{k}(data[{k}])[0]")
@@ -126,17 +128,12 @@ def _loop_source(nout: int, nin: int, itemsizes: list[int], booleans: list[bool]
     for k in inputs:
         lines.append(f"            if s{k} == 0 and t{k} != 0:")
         lines.append(f"                b{k}[:filled] = p{k}[0]")
+    # each operand's piece starts at its row (stride 1) or at its buffer (stride 0)
+    lines += [f"            r{k} = data[{k}] + j * t{k}" for k in range(nout)]
+    lines += [f"            r{k} = data[{k}] + j * t{k} if s{k} == 1 else a{k}" for k in inputs]
     lines.append("            for start in range(0, n0, CHUNK):")
     lines.append("                m = min(CHUNK, n0 - start)")
-    for k in range(nout):
-        lines.append(
-            f"                q{k} = carray(P{k}(data[{k}] + j * t{k} + start * {itemsizes[k]}), m)"
-        )
-    for k in inputs:
-        lines.append(
-            f"                q{k} = carray(P{k}(data[{k}] + j * t{k} + start * {itemsizes[k]}), m)"
-            f" if s{k} == 1 else b{k}[:m]"
-        )
+    lines += [f"                q{k} = P{k}(r{k} + start * {itemsizes[k]} * s{k})" for k in ops]
     lines.append("                for i in range(m):")
     lines += body(lambda k: "i", " " * 20, "q")
     lines.append("        else:")
@@ -161,8 +158,8 @@ def compile_loop(function: Callable[..., Any], signature: str) -> tuple[int, Any
     namespace: dict[str, Any] = {
         "f": scalar,
         "uint8": numpy.uint8,
+        "int64": numpy.int64,
         "empty": numpy.empty,
-        "carray": numba.carray,
         "CHUNK": CHUNK,
     }
     for k, element in enumerate(elements):

@@ -4,6 +4,7 @@
 use crate::error::Result;
 use crate::exec::{for_each, Block};
 use crate::plan::TensorIterator;
+use crate::Array;
 
 pub use crate::settings::grain_size;
 
@@ -17,7 +18,9 @@ pub fn set_grain_size(grain: usize) {
 pub fn run(plan: &TensorIterator, body: impl Fn(&Block) + Sync) -> Result<()> {
     for op in plan.operands().iter().filter(|op| op.needs_copy_in()) {
         if let (Some(converted), Some(original)) = (&op.array, &op.original) {
-            super::copy::copy_into(converted, original)?;
+            if !(op.is_wrapped_number && convert_one(converted, original)?) {
+                super::copy::copy_into(converted, original)?;
+            }
         }
     }
     for_each(plan, grain_size(), body)?;
@@ -27,4 +30,90 @@ pub fn run(plan: &TensorIterator, body: impl Fn(&Block) + Sync) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Converts a wrapped Python number (0-d) into the 0-d temporary of the common dtype as the copy
+/// kernel would (`Element`'s conversion from the number's int64, uint64, float64, complex128
+/// or bool), without building a copy's plan: that plan took half the time of `a + 1` on
+/// 1000 float64 elements (5.4 µs against 2.5, 1 thread, a loaded 2-core machine).
+/// `false`: a case left to the copy kernel (a half type, which it rounds through float32).
+fn convert_one(converted: &Array, original: &Array) -> Result<bool> {
+    // (a complex number into a real dtype never comes from promotion; the copy kernel warns)
+    let to_real = original.dtype().is_complex() && !converted.dtype().is_complex();
+    if converted.ndim() != 0 || original.ndim() != 0 || to_real {
+        return Ok(false);
+    }
+    let value = original.item()?;
+    let offset = converted.storage_offset() as usize * converted.itemsize();
+    let storage = converted.storage();
+    crate::dispatch_in!(converted.dtype(), T in [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F32, F64, C64, C128] => {
+        storage.write_elements(offset, &[super::args::scalar_as::<T>(value)])?;
+        Ok(true)
+    }, else Ok(false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DType, MemoryFormat, Scalar};
+
+    /// The direct conversion of a wrapped number gives the copy kernel's bits, for every
+    /// number kind into every dtype it handles.
+    #[test]
+    fn a_wrapped_number_converts_as_the_copy_kernel_does() {
+        let numbers = [
+            Scalar::Bool(true),
+            Scalar::Int(-3),
+            Scalar::Int(1000),
+            Scalar::Int(i64::MAX),
+            Scalar::Int((1 << 53) + 1),
+            Scalar::UInt(u64::MAX),
+            Scalar::Float(0.1),
+            Scalar::Float(-2.5e9),
+            Scalar::Float(1e300),
+            Scalar::Float(f64::NAN),
+            Scalar::Float(-0.0),
+            Scalar::Complex(1.5, -2.0),
+        ];
+        let targets = [
+            DType::Bool,
+            DType::U8,
+            DType::U16,
+            DType::U32,
+            DType::U64,
+            DType::I8,
+            DType::I16,
+            DType::I32,
+            DType::I64,
+            DType::F32,
+            DType::F64,
+            DType::C64,
+            DType::C128,
+        ];
+        for number in numbers {
+            let original = Array::full(
+                &[],
+                number,
+                number.wrapped_dtype(),
+                MemoryFormat::Contiguous,
+            )
+            .unwrap();
+            for dtype in targets {
+                let fast = Array::empty(&[], dtype, MemoryFormat::Contiguous).unwrap();
+                let slow = Array::empty(&[], dtype, MemoryFormat::Contiguous).unwrap();
+                if original.dtype().is_complex() && !dtype.is_complex() {
+                    assert!(!convert_one(&fast, &original).unwrap());
+                    continue;
+                }
+                assert!(convert_one(&fast, &original).unwrap());
+                super::super::copy::copy_into(&slow, &original).unwrap();
+                let bytes = |a: &Array| {
+                    let mut out = vec![0u8; dtype.itemsize()];
+                    a.storage().read(0, &mut out).unwrap();
+                    out
+                };
+                assert_eq!(bytes(&fast), bytes(&slow), "{number:?} into {dtype}");
+            }
+        }
+    }
 }
