@@ -120,9 +120,9 @@ def measure(
                     numpy_time = best_time(case.thunks["numpy"], repeat, min_seconds)
                 for t in threads:
                     set_threads(t)
-                    for lib in [lib for lib in case.thunks if lib != "numpy"]:
-                        if lib in case.thunks:
-                            s = best_time(case.thunks[lib], repeat, min_seconds)
+                    for lib, thunk in case.thunks.items():
+                        if lib != "numpy":  # (measured once per round, above)
+                            s = best_time(thunk, repeat, min_seconds)
                             samples[t].setdefault(lib, []).append(s)
                     if numpy_time is not None:
                         samples[t].setdefault("numpy", []).append(numpy_time)
