@@ -1,15 +1,25 @@
 //! Integer-array and boolean-mask indexing ("advanced" indexing, torch's and numpy's rules):
-//! `a[idx]` gathers into a new array, `a[idx] = v` scatters into `a`. A simple element loop
-//! for now: the storage offsets of the selected elements are computed (and bounds-checked)
-//! once, then bytes move through the storage's checked `read`/`write`.
+//! `a[idx]` gathers into a new array, `a[idx] = v` scatters into `a`. Index arrays and masks are
+//! read once into int64 positions, the storage offsets of the selected elements computed (and
+//! bounds-checked) from them, then the elements move through [`Storage::copy_elements`]. A
+//! mask assignment whose value does not vary along the selection (`a[a < 0] = 0`) is
+//! `where(mask, value, a)` into `a` instead: one parallel elementwise pass.
+//!
+//! [`Storage::copy_elements`]: crate::storage::Storage::copy_elements
 #![forbid(unsafe_code)]
 
 use crate::array::{element_offsets, Array};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::exec::raw::lines;
+use crate::kernels::args::Arg;
+use crate::kernels::copy;
+use crate::kernels::reduce::Accumulate;
+use crate::kernels::ternary::where_;
 use crate::layout::{IndexItem, Layout};
 use crate::memory_format::MemoryFormat;
 use crate::shape::{broadcast_shapes, fmt_shape};
+use std::sync::Arc;
 
 /// One entry of a key that may hold index arrays.
 #[derive(Clone, Debug)]
@@ -34,50 +44,99 @@ impl AdvancedItem {
     }
 }
 
-/// The elements a key selects: the result's shape and, in row-major order over it, each
-/// element's offset (in elements) in the indexed array's storage.
+/// The elements a key selects: the result's shape and where its elements lie in the indexed
+/// array's storage, as runs of `run` consecutive elements (the trailing dims that the key
+/// leaves whole and that are contiguous there).
 #[derive(Debug)]
 pub struct Selection {
     /// The result's shape.
     pub shape: Vec<usize>,
-    /// Each selected element's offset (in elements) in the indexed array's storage, row-major over
-    /// `shape`.
+    /// Where each run starts (in elements from the storage's start), row-major over `shape`.
     pub offsets: Vec<isize>,
+    /// Elements per run: the result's last dims, consecutive in the storage.
+    pub run: usize,
 }
 
-/// The true positions of a boolean mask, one index vector per mask dim (row-major order).
-fn nonzero(mask: &Array) -> Result<Vec<Vec<i64>>> {
-    let values = mask.to_scalars()?;
-    let mut out = vec![Vec::new(); mask.ndim()];
-    let mut index = vec![0usize; mask.ndim()];
-    for (i, v) in values.iter().enumerate() {
-        if i > 0 {
-            for d in (0..index.len()).rev() {
-                index[d] += 1;
-                if index[d] < mask.shape()[d] {
-                    break;
-                }
-                index[d] = 0;
+/// Index positions as int64 values, row-major over `shape` (a mask's coordinates along one
+/// of its dims, or an index array's values).
+struct IndexVec {
+    shape: Vec<usize>,
+    values: Vec<i64>,
+}
+
+impl IndexVec {
+    /// An index array's values, read once (any integer dtype, any layout).
+    fn of(indices: &Array) -> Result<IndexVec> {
+        let dense = crate::kernels::blocked::dense(indices)?;
+        let as_i64 = if dense.dtype() == DType::I64 {
+            dense
+        } else {
+            crate::kernels::copy::converted_copy(
+                &dense,
+                Some(DType::I64),
+                MemoryFormat::Contiguous,
+            )?
+        };
+        Ok(IndexVec {
+            shape: as_i64.shape().to_vec(),
+            values: lines::to_vec::<i64>(&as_i64)?,
+        })
+    }
+}
+
+/// Where the true elements of a boolean (or uint8) mask lie, row-major: the sum over its dims
+/// of each coordinate times `strides` (the indexed view's strides along the dims it covers).
+fn mask_offsets(mask: &Array, strides: &[isize]) -> Result<Vec<isize>> {
+    let mask = crate::kernels::blocked::dense(mask)?;
+    let flags: Vec<u8> = crate::dispatch_in!(mask.dtype(), T in [Bool, U8] => {
+        lines::to_vec::<T>(&mask)?.into_iter().map(|x| x.nonzero() as u8).collect()
+    }, else return Err(Error::index("a mask must be bool or uint8")));
+    let shape = mask.shape();
+    let len = shape.last().copied().unwrap_or(1);
+    let inner = strides.last().copied().unwrap_or(0);
+    let mut offsets = Vec::new();
+    let mut index = vec![0usize; shape.len()];
+    let mut base = 0isize;
+    for row in flags.chunks(len.max(1)) {
+        offsets.extend(
+            row.iter()
+                .enumerate()
+                .filter(|(_, &f)| f != 0)
+                .map(|(j, _)| base + j as isize * inner),
+        );
+        // the next row: a counter over the dims before the last
+        for d in (0..shape.len().saturating_sub(1)).rev() {
+            index[d] += 1;
+            base += strides[d];
+            if index[d] < shape[d] {
+                break;
             }
-        }
-        if v.is_nonzero() {
-            for (d, &i) in index.iter().enumerate() {
-                out[d].push(i as i64);
-            }
+            base -= strides[d] * shape[d] as isize;
+            index[d] = 0;
         }
     }
-    Ok(out)
+    Ok(offsets)
 }
 
-/// An index array as int64 values, broadcast to `shape`.
-fn index_values(indices: &Array, shape: &[usize]) -> Result<Vec<i64>> {
-    let target: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
-    Ok(indices
-        .expand(&target)?
-        .to_scalars()?
-        .iter()
-        .map(|s| s.as_i64())
-        .collect())
+/// Refuses a mask that is 0-d or whose sizes differ from `a`'s dims from `in_dim` on
+/// (torch's message).
+fn check_mask(a: &Array, m: &Array, in_dim: usize) -> Result<()> {
+    if m.ndim() == 0 {
+        return Err(Error::index(
+            "a 0-d boolean index is not supported by ferroiter",
+        ));
+    }
+    for j in 0..m.ndim() {
+        if m.shape()[j] != a.shape()[in_dim + j] {
+            return Err(Error::index(format!(
+                "The shape of the mask {} at index {j} does not match the shape of the indexed tensor {} at index {}",
+                fmt_shape(m.shape()),
+                fmt_shape(a.shape()),
+                in_dim + j
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Resolves a key into the offsets it selects. Masks become index vectors; the basic entries
@@ -93,99 +152,133 @@ pub fn select(a: &Array, key: &[AdvancedItem]) -> Result<Selection> {
             "too many indices for tensor of dimension {n}"
         )));
     }
-    // Pass 1: masks into index vectors, checked against the dims they cover.
-    let mut items: Vec<(AdvancedItem, usize)> = Vec::new(); // entry, input dim it starts at
+    // Pass 1: index arrays read once, masks checked against the dims they cover.
+    enum Entry<'k> {
+        Basic(IndexItem),
+        Indices(IndexVec),
+        Mask(&'k Array),
+    }
+    let mut items: Vec<(Entry, usize)> = Vec::new(); // entry, input dim it starts at
     let mut in_dim = 0usize;
     for item in key {
         match item {
             AdvancedItem::Mask(m) => {
-                if m.ndim() == 0 {
-                    return Err(Error::index(
-                        "a 0-d boolean index is not supported by ferroiter",
-                    ));
-                }
-                for j in 0..m.ndim() {
-                    if m.shape()[j] != a.shape()[in_dim + j] {
-                        return Err(Error::index(format!(
-                            "The shape of the mask {} at index {j} does not match the shape of the indexed tensor {} at index {}",
-                            fmt_shape(m.shape()),
-                            fmt_shape(a.shape()),
-                            in_dim + j
-                        )));
-                    }
-                }
-                for (j, positions) in nonzero(m)?.into_iter().enumerate() {
-                    let len = positions.len();
-                    let vector = int64_vector(positions, len)?;
-                    items.push((AdvancedItem::Indices(vector), in_dim + j));
-                }
+                check_mask(a, m, in_dim)?;
+                items.push((Entry::Mask(m), in_dim));
                 in_dim += m.ndim();
             }
-            AdvancedItem::Basic(IndexItem::Ellipsis) => {
-                items.push((item.clone(), in_dim));
+            AdvancedItem::Indices(idx) => {
+                items.push((Entry::Indices(IndexVec::of(idx)?), in_dim));
+                in_dim += 1;
+            }
+            AdvancedItem::Basic(b @ IndexItem::Ellipsis) => {
+                items.push((Entry::Basic(*b), in_dim));
                 in_dim += n - specified;
             }
-            other => {
-                items.push((other.clone(), in_dim));
-                in_dim += other.consumed();
+            AdvancedItem::Basic(b) => {
+                items.push((Entry::Basic(*b), in_dim));
+                in_dim += item.consumed();
             }
         }
     }
-    // Pass 2: the basic view, and where each index array's dim lands in it.
+    // Pass 2: the basic view (index arrays and masks stand for `:` there), and the view dims
+    // each index array or mask covers.
+    let full = IndexItem::Slice {
+        start: None,
+        stop: None,
+        step: None,
+    };
     let mut basic = Vec::with_capacity(items.len());
-    let mut advanced: Vec<(usize, usize, Array)> = Vec::new(); // view dim, input dim, indices
+    let mut covered: Vec<(usize, usize, Entry)> = Vec::new(); // first view dim, input dim, entry
     let mut out_dim = 0usize;
-    for (item, input_dim) in &items {
+    for (item, input_dim) in items {
         match item {
-            AdvancedItem::Indices(idx) => {
-                advanced.push((out_dim, *input_dim, idx.clone()));
-                basic.push(IndexItem::Slice {
-                    start: None,
-                    stop: None,
-                    step: None,
-                });
-                out_dim += 1;
-            }
-            AdvancedItem::Basic(b) => {
-                basic.push(*b);
+            Entry::Basic(b) => {
+                basic.push(b);
                 out_dim += match b {
                     IndexItem::Int(_) => 0,
                     IndexItem::Ellipsis => n - specified,
                     _ => 1,
                 };
             }
-            AdvancedItem::Mask(_) => unreachable!("masks were replaced in pass 1"),
+            Entry::Indices(_) | Entry::Mask(_) => {
+                let k = match &item {
+                    Entry::Mask(m) => m.ndim(),
+                    _ => 1,
+                };
+                basic.extend(std::iter::repeat_n(full, k));
+                covered.push((out_dim, input_dim, item));
+                out_dim += k;
+            }
         }
     }
     let view = a.index(&basic)?;
-    if advanced.is_empty() {
+    if covered.is_empty() {
         let offsets = element_offsets(view.layout()).collect();
         return Ok(Selection {
             shape: view.shape().to_vec(),
             offsets,
+            run: 1,
         });
     }
-    let shapes: Vec<Vec<usize>> = advanced
-        .iter()
-        .map(|(_, _, i)| i.shape().to_vec())
-        .collect();
-    let bshape = broadcast_shapes(&shapes)?;
-    let count: usize = bshape.iter().product();
-    let mut adv_offsets = vec![0isize; count];
-    for (dim, input_dim, indices) in &advanced {
-        let size = view.shape()[*dim] as i64;
-        let stride = view.strides()[*dim];
-        for (slot, i) in adv_offsets.iter_mut().zip(index_values(indices, &bshape)?) {
-            if i < -size || i >= size {
-                return Err(Error::index(format!(
-                    "index {i} is out of bounds for dimension {input_dim} with size {size}"
-                )));
+    // Each entry's part of the offsets: a mask's true positions (always in range), then the
+    // index arrays' values, bounds-checked once their shapes broadcast (torch's order).
+    let mut dims: Vec<usize> = Vec::new();
+    let mut parts: Vec<Option<(Vec<usize>, Vec<isize>)>> = Vec::new();
+    for (dim, _, entry) in &covered {
+        match entry {
+            Entry::Mask(m) => {
+                let offsets = mask_offsets(m, &view.strides()[*dim..*dim + m.ndim()])?;
+                dims.extend(*dim..*dim + m.ndim());
+                parts.push(Some((vec![offsets.len()], offsets)));
             }
-            let i = if i < 0 { i + size } else { i };
-            *slot += i as isize * stride;
+            _ => {
+                dims.push(*dim);
+                parts.push(None);
+            }
         }
     }
-    let dims: Vec<usize> = advanced.iter().map(|(d, _, _)| *d).collect();
+    let shapes: Vec<Vec<usize>> = covered
+        .iter()
+        .zip(&parts)
+        .map(|((_, _, entry), part)| match (entry, part) {
+            (_, Some((shape, _))) => shape.clone(),
+            (Entry::Indices(idx), None) => idx.shape.clone(),
+            _ => unreachable!("every mask has its part"),
+        })
+        .collect();
+    let bshape = broadcast_shapes(&shapes)?;
+    for ((dim, input_dim, entry), part) in covered.iter().zip(parts.iter_mut()) {
+        if let (Entry::Indices(idx), None) = (entry, &part) {
+            let size = view.shape()[*dim] as i64;
+            let stride = view.strides()[*dim];
+            let mut offsets = Vec::with_capacity(idx.values.len());
+            for &i in &idx.values {
+                if i < -size || i >= size {
+                    return Err(Error::index(format!(
+                        "index {i} is out of bounds for dimension {input_dim} with size {size}"
+                    )));
+                }
+                let i = if i < 0 { i + size } else { i };
+                offsets.push(i as isize * stride);
+            }
+            *part = Some((idx.shape.clone(), offsets));
+        }
+    }
+    let mut parts = parts.into_iter().flatten();
+    let adv_offsets: Vec<isize> = match (parts.next(), parts.next()) {
+        (Some((shape, offsets)), None) if shape == bshape => offsets,
+        (first, second) => {
+            let count: usize = bshape.iter().product();
+            let mut sum = vec![0isize; count];
+            for (shape, offsets) in first.into_iter().chain(second).chain(parts) {
+                for (slot, o) in sum.iter_mut().zip(broadcast(&offsets, &shape, &bshape)) {
+                    *slot += o;
+                }
+            }
+            sum
+        }
+    };
     let adjacent = dims.windows(2).all(|w| w[1] == w[0] + 1);
     let first = dims[0];
     let rest: Vec<usize> = (0..view.ndim()).filter(|d| !dims.contains(d)).collect();
@@ -207,44 +300,211 @@ pub fn select(a: &Array, key: &[AdvancedItem]) -> Result<Selection> {
             .into(),
         offset: 0,
     };
-    let (pre_layout, post_layout) = (sub(&pre), sub(&post));
-    let pre_offsets: Vec<isize> = element_offsets(&pre_layout).collect();
-    let post_offsets: Vec<isize> = element_offsets(&post_layout).collect();
-    let mut offsets = Vec::with_capacity(pre_offsets.len() * count * post_offsets.len());
-    for &p in &pre_offsets {
-        for &m in &adv_offsets {
-            for &q in &post_offsets {
-                offsets.push(view.storage_offset() + p + m + q);
-            }
-        }
-    }
+    let (run, whole) = trailing_run(&view, &post);
+    let (pre_layout, outer_layout) = (sub(&pre), sub(&post[..whole]));
     let mut shape: Vec<usize> = pre_layout.shape.to_vec();
     shape.extend_from_slice(&bshape);
-    shape.extend_from_slice(&post_layout.shape);
-    Ok(Selection { shape, offsets })
+    shape.extend(post.iter().map(|&d| view.shape()[d]));
+    if run == 0 || shape.contains(&0) {
+        return Ok(Selection {
+            shape,
+            offsets: Vec::new(),
+            run: 1,
+        });
+    }
+    let pre_offsets: Vec<isize> = element_offsets(&pre_layout).collect();
+    let outer_offsets: Vec<isize> = element_offsets(&outer_layout).collect();
+    let offsets = if let ([p], [q]) = (&pre_offsets[..], &outer_offsets[..]) {
+        // one run per index position (a mask over all dims, rows picked whole)
+        let shift = view.storage_offset() + p + q;
+        let mut offsets = adv_offsets;
+        offsets.iter_mut().for_each(|o| *o += shift);
+        offsets
+    } else {
+        let mut offsets =
+            Vec::with_capacity(pre_offsets.len() * adv_offsets.len() * outer_offsets.len());
+        for &p in &pre_offsets {
+            for &m in &adv_offsets {
+                let start = view.storage_offset() + p + m;
+                offsets.extend(outer_offsets.iter().map(|&q| start + q));
+            }
+        }
+        offsets
+    };
+    Ok(Selection {
+        shape,
+        offsets,
+        run,
+    })
 }
 
-/// A 1-D int64 array of `values`.
-fn int64_vector(values: Vec<i64>, len: usize) -> Result<Array> {
-    let out = Array::empty(&[len], DType::I64, MemoryFormat::Contiguous)?;
-    for (i, v) in values.iter().enumerate() {
-        out.storage().write(i * 8, &v.to_ne_bytes())?;
+/// `values` (row-major over `shape`) broadcast to `target`, row-major.
+fn broadcast<'v, T: Copy>(
+    values: &'v [T],
+    shape: &[usize],
+    target: &[usize],
+) -> impl Iterator<Item = T> + 'v {
+    let own = crate::dims::contiguous_strides(shape);
+    let lead = target.len() - shape.len();
+    let strides: Vec<isize> = (0..target.len())
+        .map(|d| match d.checked_sub(lead) {
+            Some(k) if shape[k] != 1 => own[k],
+            _ => 0,
+        })
+        .collect();
+    let layout = Layout {
+        shape: target.to_vec().into(),
+        strides: strides.into(),
+        offset: 0,
+    };
+    let offsets: Vec<isize> = element_offsets(&layout).collect();
+    offsets.into_iter().map(move |i| values[i as usize])
+}
+
+/// The trailing dims among `dims` (dims of `view`) that lie contiguous in the storage, so that
+/// they move as runs: how many elements a run holds, and how many of `dims` come before them.
+fn trailing_run(view: &Array, dims: &[usize]) -> (usize, usize) {
+    let mut run = 1usize;
+    let mut whole = dims.len();
+    while let Some(&d) = dims[..whole].last() {
+        let (size, stride) = (view.shape()[d], view.strides()[d]);
+        if size != 1 && stride != run as isize {
+            break;
+        }
+        run *= size;
+        whole -= 1;
     }
-    Ok(out)
+    (run, whole)
+}
+
+/// Positions of a mask row handled per copy call: a bounded table of offsets, whatever the
+/// mask's size.
+const MASK_CHUNK: usize = 4096;
+
+/// `a[mask]` for a mask over `a`'s leading dims (checked): the mask walked row by row, each
+/// true position's elements copied straight into the result. No table of every offset: for a
+/// large mask its page faults cost more than the copy itself.
+fn gather_masked(a: &Array, mask: &Array) -> Result<Array> {
+    let mask = crate::kernels::blocked::dense(mask)?;
+    let k = mask.ndim();
+    let rest: Vec<usize> = (k..a.ndim()).collect();
+    let (run, whole) = trailing_run(a, &rest);
+    let outer = Layout {
+        shape: rest[..whole]
+            .iter()
+            .map(|&d| a.shape()[d])
+            .collect::<Vec<_>>()
+            .into(),
+        strides: rest[..whole]
+            .iter()
+            .map(|&d| a.strides()[d])
+            .collect::<Vec<_>>()
+            .into(),
+        offset: 0,
+    };
+    let outer_offsets: Vec<isize> = element_offsets(&outer).collect();
+    crate::dispatch_in!(mask.dtype(), T in [Bool, U8] => {
+        let lines = lines::Lines::<T>::new(&mask, k - 1)?;
+        let mut row = Vec::new();
+        let mut count = 0usize;
+        for r in 0..lines.count() {
+            lines.read(r, &mut row);
+            count += row.iter().filter(|x| x.nonzero()).count();
+        }
+        let mut shape = vec![count];
+        shape.extend_from_slice(&a.shape()[k..]);
+        let out = Array::empty(&shape, a.dtype(), MemoryFormat::Contiguous)?;
+        if out.numel() == 0 {
+            return Ok(out);
+        }
+        let strides = &a.strides()[..k];
+        let inner = strides[k - 1];
+        let mut index = vec![0usize; k];
+        let mut base = a.storage_offset();
+        let mut from = Vec::new();
+        let mut next = 0isize; // the result's next run
+        for r in 0..lines.count() {
+            lines.read(r, &mut row);
+            for (c, chunk) in row.chunks(MASK_CHUNK).enumerate() {
+                from.clear();
+                for (j, x) in chunk.iter().enumerate() {
+                    if x.nonzero() {
+                        let start = base + (c * MASK_CHUNK + j) as isize * inner;
+                        from.extend(outer_offsets.iter().map(|&q| start + q));
+                    }
+                }
+                let n = from.len() as isize;
+                out.storage().copy_runs(
+                    (next..next + n).map(|i| i * run as isize),
+                    a.storage(),
+                    from.iter().copied(),
+                    a.itemsize(),
+                    run,
+                )?;
+                next += n;
+            }
+            // the next row: a counter over the mask's dims before its last
+            for d in (0..k - 1).rev() {
+                index[d] += 1;
+                base += strides[d];
+                if index[d] < mask.shape()[d] {
+                    break;
+                }
+                base -= strides[d] * mask.shape()[d] as isize;
+                index[d] = 0;
+            }
+        }
+        Ok(out)
+    }, else Err(Error::index("a mask must be bool or uint8")))
 }
 
 /// `a[key]`: a new contiguous array of the selected elements.
 pub fn gather(a: &Array, key: &[AdvancedItem]) -> Result<Array> {
+    if let [AdvancedItem::Mask(m)] = key {
+        if (1..=a.ndim()).contains(&m.ndim()) {
+            a.refuse_blocked("indexing and index assignments")?;
+            check_mask(a, m, 0)?;
+            return gather_masked(a, m);
+        }
+    }
     let sel = select(a, key)?;
     let out = Array::empty(&sel.shape, a.dtype(), MemoryFormat::Contiguous)?;
-    let itemsize = a.itemsize();
-    let mut buf = [0u8; 16];
-    for (i, &off) in sel.offsets.iter().enumerate() {
-        a.storage()
-            .read(off as usize * itemsize, &mut buf[..itemsize])?;
-        out.storage().write(i * itemsize, &buf[..itemsize])?;
-    }
+    let run = sel.run as isize;
+    out.storage().copy_runs(
+        (0..sel.offsets.len() as isize).map(|i| i * run),
+        a.storage(),
+        sel.offsets.iter().copied(),
+        a.itemsize(),
+        sel.run,
+    )?;
     Ok(out)
+}
+
+/// For `a[mask] = values` where the values do not change along the selection's first dim
+/// (one value, or values that broadcast over the dims after the mask's): `values` spread over
+/// the whole of `a`. `None` sends every other case (values per selected position, a mask that
+/// shares `a`'s memory, the errors) to the general path.
+fn mask_fill_values(a: &Array, m: &Array, values: &Array) -> Result<Option<Array>> {
+    if m.ndim() == 0 || m.ndim() > a.ndim() || Arc::ptr_eq(m.storage(), a.storage()) {
+        return Ok(None);
+    }
+    check_mask(a, m, 0)?;
+    let rest = &a.shape()[m.ndim()..];
+    let mut v = values.clone();
+    if v.ndim() == rest.len() + 1 && v.shape()[0] == 1 {
+        v = v.squeeze(Some(&[0]))?;
+    }
+    let fits = v.ndim() <= rest.len()
+        && v.shape()
+            .iter()
+            .rev()
+            .zip(rest.iter().rev())
+            .all(|(&vs, &rs)| vs == 1 || vs == rs);
+    if !fits {
+        return Ok(None);
+    }
+    let target: Vec<i64> = a.shape().iter().map(|&s| s as i64).collect();
+    Ok(Some(v.expand(&target)?))
 }
 
 /// `a[key] = values`: `values` (already of `a`'s dtype, and not aliasing `a`) broadcast to the
@@ -259,6 +519,23 @@ pub fn scatter(a: &Array, key: &[AdvancedItem], values: &Array) -> Result<()> {
             expected: a.dtype(),
         });
     }
+    if let [AdvancedItem::Mask(m)] = key {
+        if let Some(spread) = mask_fill_values(a, m, values)? {
+            // every selected element takes the value at its own position: `where(mask,
+            // values, a)` into `a`, one parallel elementwise pass without positions
+            let mut mask = m.clone();
+            while mask.ndim() < a.ndim() {
+                mask = mask.unsqueeze(mask.ndim() as i64)?;
+            }
+            where_(
+                &mask,
+                &Arg::Array(spread),
+                &Arg::Array(a.clone()),
+                Some(a.clone()),
+            )?;
+            return Ok(());
+        }
+    }
     let sel = select(a, key)?;
     let target: Vec<i64> = sel.shape.iter().map(|&s| s as i64).collect();
     let values = values.expand(&target).map_err(|_| {
@@ -268,25 +545,39 @@ pub fn scatter(a: &Array, key: &[AdvancedItem], values: &Array) -> Result<()> {
             fmt_shape(&sel.shape)
         ))
     })?;
-    let itemsize = a.itemsize();
-    let mut buf = [0u8; 16];
-    for (src, &dst) in element_offsets(values.layout()).zip(&sel.offsets) {
-        values
-            .storage()
-            .read(src as usize * itemsize, &mut buf[..itemsize])?;
-        a.storage()
-            .write(dst as usize * itemsize, &buf[..itemsize])?;
+    if sel.run == 1 {
+        return a.storage().copy_runs(
+            sel.offsets.iter().copied(),
+            values.storage(),
+            element_offsets(values.layout()),
+            a.itemsize(),
+            1,
+        );
     }
-    Ok(())
+    // runs of values need them laid out as the selection is: a contiguous copy
+    let values = copy::converted_copy(&values, None, MemoryFormat::Contiguous)?;
+    let run = sel.run as isize;
+    a.storage().copy_runs(
+        sel.offsets.iter().copied(),
+        values.storage(),
+        (0..sel.offsets.len() as isize).map(|i| i * run),
+        a.itemsize(),
+        sel.run,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::element::Bool;
     use crate::Scalar;
 
     fn arange(n: i64) -> Array {
         Array::arange(Scalar::Int(0), Scalar::Int(n), Scalar::Int(1), DType::I64).unwrap()
+    }
+
+    fn int64_vector(values: Vec<i64>, len: usize) -> Result<Array> {
+        Array::from_values(&values, &[len])
     }
 
     fn ints(a: &Array) -> Vec<i64> {
@@ -328,7 +619,6 @@ mod tests {
     #[test]
     fn masks_and_bounds() {
         let a = arange(6);
-        let mask = arange(6).view(&[6]).unwrap();
         let err = gather(
             &a,
             &[AdvancedItem::Indices(int64_vector(vec![6], 1).unwrap())],
@@ -338,8 +628,9 @@ mod tests {
             err.to_string(),
             "index 6 is out of bounds for dimension 0 with size 6"
         );
-        let positions = nonzero(&mask).unwrap();
-        assert_eq!(positions, vec![vec![1, 2, 3, 4, 5]]);
+        let flags: Vec<Bool> = (0..6).map(|i| Bool::new(i != 0)).collect();
+        let mask = Array::from_values(&flags, &[2, 3]).unwrap();
+        assert_eq!(mask_offsets(&mask, &[10, 3]).unwrap(), [3, 6, 10, 13, 16]);
         scatter(
             &a,
             &[AdvancedItem::Indices(int64_vector(vec![0, 5], 2).unwrap())],
@@ -347,5 +638,57 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ints(&a), [-1, 1, 2, 3, 4, -1]);
+    }
+
+    /// `a[mask] = v` through `where` (one value, a value per trailing position) and through
+    /// the general path (a value per selected position) give the same elements.
+    #[test]
+    fn mask_assignments_fill_and_scatter() {
+        let mask = Array::from_values(&[Bool::new(true), Bool::new(false), Bool::new(true)], &[3])
+            .unwrap();
+        let key = [AdvancedItem::Mask(mask)];
+        let a = arange(6).view(&[3, 2]).unwrap();
+        let one = Array::full(&[], Scalar::Int(-1), DType::I64, MemoryFormat::Contiguous).unwrap();
+        scatter(&a, &key, &one).unwrap();
+        assert_eq!(ints(&a), [-1, -1, 2, 3, -1, -1]);
+        let row = int64_vector(vec![7, 8], 2).unwrap().view(&[1, 2]).unwrap();
+        scatter(&a, &key, &row).unwrap();
+        assert_eq!(ints(&a), [7, 8, 2, 3, 7, 8]);
+        let per_row = int64_vector(vec![1, 2], 2).unwrap().view(&[2, 1]).unwrap();
+        scatter(&a, &key, &per_row).unwrap();
+        assert_eq!(ints(&a), [1, 1, 2, 3, 2, 2]);
+        let wrong = int64_vector(vec![1, 2, 3], 3).unwrap();
+        let err = scatter(&a, &key, &wrong).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result of shape [2, 2]"
+        );
+    }
+
+    /// The mask walk (`gather_masked`) and the general selection (the same mask followed by
+    /// `...`) pick the same elements, on a permuted view with a mask over one and two dims.
+    #[test]
+    fn mask_walk_matches_the_general_selection() {
+        let a = arange(60)
+            .view(&[3, 4, 5])
+            .unwrap()
+            .permute(&[2, 0, 1])
+            .unwrap();
+        for mask_shape in [vec![5], vec![5, 3], vec![5, 3, 4]] {
+            let n: usize = mask_shape.iter().product();
+            let flags: Vec<Bool> = (0..n).map(|i| Bool::new(i % 3 != 1)).collect();
+            let mask = Array::from_values(&flags, &mask_shape).unwrap();
+            let walked = gather(&a, &[AdvancedItem::Mask(mask.clone())]).unwrap();
+            let general = gather(
+                &a,
+                &[
+                    AdvancedItem::Mask(mask),
+                    AdvancedItem::Basic(IndexItem::Ellipsis),
+                ],
+            )
+            .unwrap();
+            assert_eq!(walked.shape(), general.shape());
+            assert_eq!(ints(&walked), ints(&general));
+        }
     }
 }

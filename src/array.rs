@@ -723,11 +723,7 @@ impl Array {
                 T::DTYPE
             )));
         }
-        let scalars = self.to_scalars()?;
-        Ok(scalars
-            .into_iter()
-            .map(crate::kernels::args::scalar_as::<T>)
-            .collect())
+        crate::exec::raw::lines::to_vec::<T>(&crate::kernels::blocked::dense(self)?)
     }
 
     // ---- element access (slow path: for tolist, item, printing) ----

@@ -271,6 +271,97 @@ impl Storage {
         self.write(byte_offset, bytes)
     }
 
+    /// Copies the run of `run` elements starting at element `from[i]` of `src` to the one at
+    /// element `to[i]` of `self`, for each `i` in turn; elements of `itemsize` bytes (1, 2, 4,
+    /// 8 or 16) counted from each storage's start. The element moves of advanced indexing:
+    /// one bounds check per run instead of a checked byte copy per element. Stops with an
+    /// error at the first run outside its storage (the moves before it are done); a later
+    /// move to the same elements wins.
+    pub fn copy_runs(
+        &self,
+        to: impl Iterator<Item = isize>,
+        src: &Storage,
+        from: impl Iterator<Item = isize>,
+        itemsize: usize,
+        run: usize,
+    ) -> Result<()> {
+        self.check_writable()?;
+        match (itemsize, run) {
+            (1, 1) => self.copy_sized::<1>(to, src, from),
+            (2, 1) => self.copy_sized::<2>(to, src, from),
+            (4, 1) => self.copy_sized::<4>(to, src, from),
+            (8, 1) => self.copy_sized::<8>(to, src, from),
+            (16, 1) => self.copy_sized::<16>(to, src, from),
+            (1 | 2 | 4 | 8 | 16, _) => self.copy_spans(to, src, from, itemsize, run),
+            (other, _) => Err(Error::value(format!(
+                "copy_runs: elements of {other} bytes"
+            ))),
+        }
+    }
+
+    /// Where a run of `len` units (elements or runs) starting at unit `offset` lies in a
+    /// storage of `count` units: its first unit, when it lies inside.
+    fn unit_inside(offset: isize, len: usize, count: usize) -> Result<usize> {
+        usize::try_from(offset)
+            .ok()
+            .filter(|&i| i.checked_add(len).is_some_and(|end| end <= count))
+            .ok_or_else(|| {
+                Error::index(format!(
+                    "elements {offset}..{offset}+{len} are outside a storage of {count} elements"
+                ))
+            })
+    }
+
+    fn copy_sized<const S: usize>(
+        &self,
+        to: impl Iterator<Item = isize>,
+        src: &Storage,
+        from: impl Iterator<Item = isize>,
+    ) -> Result<()> {
+        let (dst_count, src_count) = (self.nbytes / S, src.nbytes / S);
+        for (t, f) in to.zip(from) {
+            let ti = Self::unit_inside(t, 1, dst_count)?;
+            let fi = Self::unit_inside(f, 1, src_count)?;
+            // SAFETY: element `fi` ends at byte (fi+1)·S ≤ src.nbytes and `ti` at
+            // (ti+1)·S ≤ self.nbytes (checked just above); `self` is writable (checked in
+            // `copy_runs`); unaligned accesses make no claim on the buffers' alignment, and
+            // the element is read into a register before it is written, so `src` and `self`
+            // may be the same storage.
+            unsafe {
+                let x = (src.ptr.as_ptr().add(fi * S) as *const [u8; S]).read_unaligned();
+                (self.ptr.as_ptr().add(ti * S) as *mut [u8; S]).write_unaligned(x);
+            }
+        }
+        Ok(())
+    }
+
+    fn copy_spans(
+        &self,
+        to: impl Iterator<Item = isize>,
+        src: &Storage,
+        from: impl Iterator<Item = isize>,
+        itemsize: usize,
+        run: usize,
+    ) -> Result<()> {
+        let (dst_count, src_count) = (self.nbytes / itemsize, src.nbytes / itemsize);
+        let bytes = run * itemsize; // ≤ nbytes once a run is found inside a storage
+        for (t, f) in to.zip(from) {
+            let ti = Self::unit_inside(t, run, dst_count)?;
+            let fi = Self::unit_inside(f, run, src_count)?;
+            // SAFETY: the runs end at (ti+run)·itemsize ≤ self.nbytes and
+            // (fi+run)·itemsize ≤ src.nbytes (checked just above); `self` is writable
+            // (checked in `copy_runs`); `copy` allows the two runs to overlap (one storage).
+            unsafe {
+                std::ptr::copy(
+                    src.ptr.as_ptr().add(fi * itemsize),
+                    self.ptr.as_ptr().add(ti * itemsize),
+                    bytes,
+                )
+            };
+        }
+        Ok(())
+    }
+
     /// Fills `count` consecutive elements starting at byte 0 with `element` repeated.
     pub fn fill_prefix(&self, element: &[u8], count: usize) -> Result<()> {
         self.check_writable()?;
@@ -442,6 +533,42 @@ mod map_cache {
 #[cfg(test)]
 mod tests {
     use super::Storage;
+
+    /// Element moves land where asked, the last of two moves to one element wins, and an
+    /// offset past either end (or negative) is refused at that element.
+    #[test]
+    fn copy_runs_moves_and_checks_each_offset() {
+        let src = Storage::alloc(32).unwrap();
+        src.write_elements(0, &[10i64, 11, 12, 13]).unwrap();
+        let dst = Storage::alloc(24).unwrap();
+        dst.copy_runs([2, 0, 0].into_iter(), &src, [3, 1, 2].into_iter(), 8, 1)
+            .unwrap();
+        let mut bytes = [0u8; 24];
+        dst.read(0, &mut bytes).unwrap();
+        let got: Vec<i64> = bytes
+            .chunks_exact(8)
+            .map(|c| i64::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, [12, 0, 13]);
+        for (to, from) in [(3, 0), (0, 4), (-1, 0), (0, -1)] {
+            let err = dst
+                .copy_runs([to].into_iter(), &src, [from].into_iter(), 8, 1)
+                .unwrap_err();
+            assert!(err.to_string().contains("outside a storage"), "{err}");
+        }
+        assert!(dst
+            .copy_runs([0].into_iter(), &src, [0].into_iter(), 3, 1)
+            .is_err());
+        // runs: two elements from 2 into 1, then a run that would end past the source
+        dst.copy_runs([1].into_iter(), &src, [2].into_iter(), 8, 2)
+            .unwrap();
+        dst.read(0, &mut bytes).unwrap();
+        assert_eq!(&bytes[8..16], &12i64.to_ne_bytes());
+        assert_eq!(&bytes[16..24], &13i64.to_ne_bytes());
+        assert!(dst
+            .copy_runs([0].into_iter(), &src, [3].into_iter(), 8, 2)
+            .is_err());
+    }
 
     /// A large buffer freed and asked for again comes back zeroed when zeroed is asked, even
     /// when the mapping is reused.

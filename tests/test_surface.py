@@ -283,6 +283,40 @@ def test_advanced_getitem_and_setitem_like_torch(shape, data):
         flipped = target
 
 
+@given(layout_pairs(max_ops=3), st.data())
+def test_masks_on_any_layout_like_torch(pair, data):
+    """`a[mask]` (the mask walk, runs of contiguous trailing dims) and `a[mask] = v` (one
+    value or a row: `where` into `a`; a value per position: the scatter) on the harness's
+    layouts, against torch: shape, strides, dtype and values."""
+    a, t = pair
+    if t.ndim == 0:
+        return
+    k = data.draw(st.integers(1, t.ndim), label="mask dims")
+    n = int(np.prod(t.shape[:k]))
+    flags = data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label="mask")
+    mask = torch.tensor(flags, dtype=torch.bool).reshape(t.shape[:k])
+    if data.draw(st.booleans(), label="uint8 mask"):
+        mask = mask.to(torch.uint8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's uint8-mask deprecation
+        # values, shape and dtype; strides: ours are contiguous, torch's follow the source's
+        # dim order (its index iterator allocates the result), a known difference
+        got, expected = a[share(mask)], t[mask.bool()]
+        assert got.is_contiguous()
+        assert_same(got, expected.clone(memory_format=torch.contiguous_format))
+        if torch._debug_has_internal_overlap(t) != 0:
+            return  # torch refuses writes into an expanded view
+        selected = t[mask.bool()]
+        rest = tuple(t.shape[k:])
+        row = torch.arange(int(np.prod(rest)), dtype=torch.float64).reshape(rest) + 7
+        each = torch.arange(selected.numel(), dtype=torch.float64).reshape(selected.shape) + 100
+        for value in (3, row.to(t.dtype), row.reshape((1, *rest)).to(t.dtype), each.to(t.dtype)):
+            expected = t.clone()
+            expected[mask.bool()] = value
+            a[share(mask)] = share(value) if isinstance(value, torch.Tensor) else value
+            torch.testing.assert_close(t, expected, rtol=0, atol=0, equal_nan=True)
+
+
 def test_advanced_index_errors_like_torch():
     t = torch.arange(6.0)
     a = share(t)

@@ -16,12 +16,20 @@ fn nonzero_positions(a: &Array) -> Result<Vec<usize>> {
     crate::dispatch_all!(a.dtype(), T => {
         let lines = Lines::<T>::new(a, a.ndim().saturating_sub(1))?;
         let len = lines.len();
-        let mut found = Vec::new();
+        // no branch per element: every position is stored and the count moves past it only
+        // when the element is non-zero; the buffer is zeroed lazily, so only the pages
+        // written are touched
+        let mut found = vec![0usize; a.numel()];
+        let mut count = 0usize;
         let mut buf = Vec::new();
         for m in 0..lines.count() {
             lines.read(m, &mut buf);
-            found.extend(buf.iter().enumerate().filter(|(_, x)| x.nonzero()).map(|(j, _)| m * len + j));
+            for (j, x) in buf.iter().enumerate() {
+                found[count] = m * len + j;
+                count += x.nonzero() as usize;
+            }
         }
+        found.truncate(count);
         Ok(found)
     }, else Ok(Vec::new()))
 }
