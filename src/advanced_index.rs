@@ -55,6 +55,8 @@ pub struct Selection {
     pub offsets: Vec<isize>,
     /// Elements per run: the result's last dims, consecutive in the storage.
     pub run: usize,
+    /// How many of the result's last dims make up a run.
+    pub run_dims: usize,
 }
 
 /// Index positions as int64 values, row-major over `shape` (a mask's coordinates along one
@@ -219,6 +221,7 @@ pub fn select(a: &Array, key: &[AdvancedItem]) -> Result<Selection> {
             shape: view.shape().to_vec(),
             offsets,
             run: 1,
+            run_dims: 0,
         });
     }
     // Each entry's part of the offsets: a mask's true positions (always in range), then the
@@ -310,6 +313,7 @@ pub fn select(a: &Array, key: &[AdvancedItem]) -> Result<Selection> {
             shape,
             offsets: Vec::new(),
             run: 1,
+            run_dims: 0,
         });
     }
     let pre_offsets: Vec<isize> = element_offsets(&pre_layout).collect();
@@ -335,6 +339,7 @@ pub fn select(a: &Array, key: &[AdvancedItem]) -> Result<Selection> {
         shape,
         offsets,
         run,
+        run_dims: post.len() - whole,
     })
 }
 
@@ -427,10 +432,23 @@ fn gather_masked(a: &Array, mask: &Array) -> Result<Array> {
             lines.read(r, &mut row);
             for (c, chunk) in row.chunks(MASK_CHUNK).enumerate() {
                 from.clear();
-                for (j, x) in chunk.iter().enumerate() {
-                    if x.nonzero() {
-                        let start = base + (c * MASK_CHUNK + j) as isize * inner;
-                        from.extend(outer_offsets.iter().map(|&q| start + q));
+                let first = base + (c * MASK_CHUNK) as isize * inner;
+                if let [q] = outer_offsets[..] {
+                    // one run per position: no branch per flag (a random mask would
+                    // mispredict every other one)
+                    from.resize(chunk.len(), 0);
+                    let mut found = 0usize;
+                    for (j, x) in chunk.iter().enumerate() {
+                        from[found] = first + j as isize * inner + q;
+                        found += x.nonzero() as usize;
+                    }
+                    from.truncate(found);
+                } else {
+                    for (j, x) in chunk.iter().enumerate() {
+                        if x.nonzero() {
+                            let start = first + j as isize * inner;
+                            from.extend(outer_offsets.iter().map(|&q| start + q));
+                        }
                     }
                 }
                 let n = from.len() as isize;
@@ -486,6 +504,12 @@ pub fn gather(a: &Array, key: &[AdvancedItem]) -> Result<Array> {
 /// shares `a`'s memory, the errors) to the general path.
 fn mask_fill_values(a: &Array, m: &Array, values: &Array) -> Result<Option<Array>> {
     if m.ndim() == 0 || m.ndim() > a.ndim() || Arc::ptr_eq(m.storage(), a.storage()) {
+        return Ok(None);
+    }
+    // a mask over leading dims whose trailing block is contiguous: the general path writes
+    // each selected block as one run, faster than a pass over all of `a`
+    let trailing: Vec<usize> = (m.ndim()..a.ndim()).collect();
+    if trailing_run(a, &trailing).0 > 1 {
         return Ok(None);
     }
     check_mask(a, m, 0)?;
@@ -554,13 +578,20 @@ pub fn scatter(a: &Array, key: &[AdvancedItem], values: &Array) -> Result<()> {
             1,
         );
     }
-    // runs of values need them laid out as the selection is: a contiguous copy
-    let values = copy::converted_copy(&values, None, MemoryFormat::Contiguous)?;
-    let run = sel.run as isize;
+    if sel.offsets.is_empty() {
+        return Ok(());
+    }
+    // values that repeat along the dims before the runs (one value, a row for every selected
+    // row) are laid out once, as one run; others as the selection is
+    let lead = values.ndim() - sel.run_dims;
+    let repeated = values.strides()[..lead].iter().all(|&s| s == 0);
+    let first = vec![IndexItem::Int(0); if repeated { lead } else { 0 }];
+    let laid_out = copy::converted_copy(&values.index(&first)?, None, MemoryFormat::Contiguous)?;
+    let step = if repeated { 0 } else { sel.run as isize };
     a.storage().copy_runs(
         sel.offsets.iter().copied(),
-        values.storage(),
-        (0..sel.offsets.len() as isize).map(|i| i * run),
+        laid_out.storage(),
+        (0..sel.offsets.len() as isize).map(|i| i * step),
         a.itemsize(),
         sel.run,
     )

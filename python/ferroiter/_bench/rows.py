@@ -498,6 +498,15 @@ def all_rows(sizes: Sizes) -> list[Row]:
 register_group("blocked", _blocked_rows)
 
 
+def _indexing_rows(s: Sizes) -> list[Row]:
+    from .indexing import indexing_rows  # (imports this module: imported when run)
+
+    return indexing_rows(s)
+
+
+register_group("indexing", _indexing_rows)
+
+
 def _client_rows(s: Sizes) -> list[Row]:
     from .clients import client_rows  # (imports this module: imported when run)
 
