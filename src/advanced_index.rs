@@ -1,11 +1,11 @@
 //! Integer-array and boolean-mask indexing ("advanced" indexing, torch's and numpy's rules):
 //! `a[idx]` gathers into a new array, `a[idx] = v` scatters into `a`. Index arrays and masks are
 //! read once into int64 positions, the storage offsets of the selected elements computed (and
-//! bounds-checked) from them, then the elements move through [`Storage::copy_elements`]. A
+//! bounds-checked) from them, then the elements move through [`Storage::copy_runs`]. A
 //! mask assignment whose value does not vary along the selection (`a[a < 0] = 0`) is
 //! `where(mask, value, a)` into `a` instead: one parallel elementwise pass.
 //!
-//! [`Storage::copy_elements`]: crate::storage::Storage::copy_elements
+//! [`Storage::copy_runs`]: crate::storage::Storage::copy_runs
 #![forbid(unsafe_code)]
 
 use crate::array::{element_offsets, Array};

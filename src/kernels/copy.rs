@@ -20,6 +20,16 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
         return Ok(());
     }
     let (to, from) = (dst.dtype(), src.dtype());
+    if dst.numel() == 1 && src.numel() == 1 && to == from && src.ndim() <= dst.ndim() {
+        // one element of the same dtype (`a[i, j] = x`): its bytes, without a plan
+        return dst.storage().copy_runs(
+            std::iter::once(dst.storage_offset()),
+            src.storage(),
+            std::iter::once(src.storage_offset()),
+            to.itemsize(),
+            1,
+        );
+    }
     let plan = TensorIteratorConfig::copy_kernel_op(dst.clone(), src.clone()).into_plan()?;
     if dst.numel() == 0 {
         return Ok(());

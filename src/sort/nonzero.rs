@@ -48,9 +48,22 @@ pub fn nonzero(a: &Array) -> Result<Array> {
         grain_size(),
         || (),
         |_, d, column| {
+            // (p / inner) % size without a division per position: the positions ascend, so
+            // the remainder and the coordinate are carried from one to the next (at most
+            // numel / inner + n steps in all)
             let inner: usize = shape[d + 1..].iter().product();
+            let (mut previous, mut rest, mut coordinate) = (0usize, 0usize, 0usize);
             for (slot, &p) in column.iter_mut().zip(&found) {
-                *slot = ((p / inner) % shape[d]) as i64;
+                rest += p - previous;
+                previous = p;
+                while rest >= inner {
+                    rest -= inner;
+                    coordinate += 1;
+                    if coordinate == shape[d] {
+                        coordinate = 0;
+                    }
+                }
+                *slot = coordinate as i64;
             }
         },
     )?;
@@ -78,4 +91,36 @@ pub fn nonzero_tuple(a: &Array) -> Result<Vec<Array>> {
             ])
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::element::Bool;
+
+    /// Each column holds `(p / inner) % size` of every non-zero position `p`, for sparse and
+    /// dense masks (long gaps between positions, runs of them).
+    #[test]
+    fn coordinates_are_the_positions_divided() {
+        let shape = [3usize, 5, 7];
+        for pattern in [
+            |i: usize| i.is_multiple_of(3),
+            |i: usize| i % 29 == 5,
+            |i: usize| i > 90,
+        ] {
+            let flags: Vec<Bool> = (0..105).map(|i| Bool::new(pattern(i))).collect();
+            let a = Array::from_values(&flags, &shape).unwrap();
+            let got = nonzero(&a).unwrap();
+            let positions: Vec<usize> = (0..105).filter(|&i| pattern(i)).collect();
+            assert_eq!(got.shape(), &[positions.len(), 3]);
+            for (d, column) in nonzero_tuple(&a).unwrap().iter().enumerate() {
+                let inner: usize = shape[d + 1..].iter().product();
+                let expected: Vec<i64> = positions
+                    .iter()
+                    .map(|&p| ((p / inner) % shape[d]) as i64)
+                    .collect();
+                assert_eq!(column.to_values::<i64>().unwrap(), expected);
+            }
+        }
+    }
 }

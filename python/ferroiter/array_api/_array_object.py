@@ -219,6 +219,15 @@ class Array:
         return Array._new(self._a[_unwrap_key(key)])
 
     def __setitem__(self, key: Any, value: _Other, /) -> None:
+        if type(key) is tuple and all(type(k) is int for k in key):
+            # element writes (scikit-learn fills diagonals one `a[i, i] = v` at a time): a
+            # key of ints needs none of the checks below
+            if isinstance(value, Array):
+                src = value._a
+                self._a[key] = src if src.dtype == self.dtype else src.to(self.dtype)
+            else:
+                self._a[key] = value
+            return
         _check_index_key(key, self.ndim)
         if self._empty_mask(key):
             return
