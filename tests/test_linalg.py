@@ -287,3 +287,34 @@ def test_vecdot_matches_torch(case):
     )
     if outcome is not None:
         assert_close(*outcome, scale=magnitude(ta, tb))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_large_svd_through_scipy_like_numpy(dtype):
+    """A matrix large enough for the namespace's SciPy SVD (when SciPy is installed): the
+    singular values numpy gives, an exact-enough reconstruction, orthonormal vectors, the
+    standard's dtypes, and numpy's error for a non-finite entry."""
+    import ferroiter.array_api as xp
+
+    rng = np.random.default_rng(3)
+    data = rng.standard_normal((400, 200))
+    if dtype.startswith("complex"):
+        data = data + 1j * rng.standard_normal((400, 200))
+    data = data.astype(dtype)
+    x = xp.asarray(fi.from_numpy(data.copy()))
+    tol = 2e-4 if dtype in ("float32", "complex64") else 1e-10
+    expected_s = np.linalg.svd(data, compute_uv=False)
+    for full in (False, True):
+        u, s, vh = xp.linalg.svd(x, full_matrices=full)
+        u, s, vh = (np.asarray(v._a.numpy()) for v in (u, s, vh))
+        assert (u.dtype, vh.dtype, s.dtype) == (data.dtype, data.dtype, expected_s.dtype)
+        assert u.shape == ((400, 400) if full else (400, 200)) and vh.shape == (200, 200)
+        np.testing.assert_allclose(s, expected_s, rtol=tol, atol=tol * s[0])
+        rebuilt = (u[:, :200] * s) @ vh
+        np.testing.assert_allclose(rebuilt, data, rtol=0, atol=tol * 10 * s[0])
+        np.testing.assert_allclose(u.conj().T @ u, np.eye(u.shape[1]), atol=tol * 10)
+    svals = np.asarray(xp.linalg.svdvals(x)._a.numpy())
+    np.testing.assert_allclose(svals, expected_s, rtol=tol, atol=tol * expected_s[0])
+    data[5, 7] = np.nan
+    with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
+        xp.linalg.svd(xp.asarray(fi.from_numpy(data)), full_matrices=False)

@@ -84,6 +84,30 @@ pub fn capability() -> Capability {
     })
 }
 
+/// For a test of a kernel that needs the CPU features `features` (comma-separated, as in
+/// `#[target_feature]`): `available`. Where `FERROITER_REQUIRE_ISA` (comma-separated features,
+/// e.g. `avx2,avx512f`) names one of them and `available` is false, it panics: a machine that
+/// is meant to run those kernels then fails the test instead of passing one that returned
+/// early. A test that does return early says so on stderr (`cargo test -- --nocapture`).
+#[cfg(test)]
+pub(crate) fn test_runs(features: &str, available: bool) -> bool {
+    if available {
+        return true;
+    }
+    let required = std::env::var("FERROITER_REQUIRE_ISA").unwrap_or_default();
+    let missing: Vec<&str> = features
+        .split(',')
+        .filter(|f| required.split(',').any(|r| r.trim() == *f))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "FERROITER_REQUIRE_ISA={required} asks for {missing:?}, which this test's kernel needs \
+         and this CPU (or FERROITER_CPU_CAPABILITY) does not give"
+    );
+    eprintln!("skipped: the kernel needs {features}");
+    false
+}
+
 /// Whether the kernels may run their AVX2 (with FMA and F16C) copies.
 #[inline]
 pub fn avx2() -> bool {

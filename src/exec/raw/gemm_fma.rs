@@ -73,6 +73,10 @@ pub(crate) trait MicroKernel {
     /// Whether this CPU runs the kernel (the capability `FERROITER_CPU_CAPABILITY` allows).
     fn available() -> bool;
 
+    /// The CPU features the kernel needs (for the tests' `FERROITER_REQUIRE_ISA`).
+    #[cfg(test)]
+    const FEATURES: &'static str;
+
     /// [`pack`] of `a`'s rows (`MR` a panel) and of `b`'s columns (`NR` a panel).
     ///
     /// # Safety
@@ -486,6 +490,9 @@ macro_rules! micro_kernel {
                 $available()
             }
 
+            #[cfg(test)]
+            const FEATURES: &'static str = $features;
+
             unsafe fn kernel(kc: usize, a: *const $t, b: *const $t, t: Tile<$t>) {
                 /// The kernel with its target features.
                 #[target_feature(enable = $features)]
@@ -692,7 +699,7 @@ mod tests {
     where
         K::Element: From<i8> + Into<f64>,
     {
-        if !K::available() {
+        if !crate::exec::cpu::test_runs(K::FEATURES, K::available()) {
             return;
         }
         let sides = [1usize, 2, 5, 6, 7, 15, 16, 17, 33];
@@ -777,7 +784,7 @@ mod tests {
     where
         K::Element: From<f32> + Into<f64>,
     {
-        if !K::available() {
+        if !crate::exec::cpu::test_runs(K::FEATURES, K::available()) {
             return;
         }
         let mut seed = 12345u64;
@@ -845,7 +852,8 @@ mod tests {
         A::Element: From<f32> + Into<f64>,
     {
         assert_eq!(A::KC, B::KC, "the kernels block k alike");
-        if !(A::available() && B::available()) {
+        let runs = |features, available| crate::exec::cpu::test_runs(features, available);
+        if !(runs(A::FEATURES, A::available()) && runs(B::FEATURES, B::available())) {
             return;
         }
         let mut seed = 987654321u64;

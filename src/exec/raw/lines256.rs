@@ -286,7 +286,7 @@ mod tests {
     /// transposed and nothing around them is read into the output or written.
     #[test]
     fn edge_blocks_copy_exactly_their_elements() {
-        if !is_x86_feature_detected!("avx2") {
+        if !crate::exec::cpu::test_runs("avx2", is_x86_feature_detected!("avx2")) {
             return;
         }
         for l in [8usize, 4] {
@@ -338,7 +338,7 @@ mod tests {
     /// between output columns untouched.
     #[test]
     fn tiles_copy_every_element_once_in_place() {
-        if !is_x86_feature_detected!("avx2") {
+        if !crate::exec::cpu::test_runs("avx2", is_x86_feature_detected!("avx2")) {
             return;
         }
         let mut sides: Vec<usize> = (1..=20).collect();

@@ -474,7 +474,7 @@ mod tests {
                         assert!(!super::super::wide());
                     }
                 });
-                if !super::super::wide() {
+                if !crate::exec::cpu::test_runs("avx2", super::super::wide()) {
                     return;
                 }
                 for i in skip..skip + n {

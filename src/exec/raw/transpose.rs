@@ -630,7 +630,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx2_lines_of_4_byte_elements_match_the_naive_loop() {
-        if !super::super::wide() {
+        if !crate::exec::cpu::test_runs("avx2", super::super::wide()) {
             return;
         }
         // input rows of any alignment, or all starting 16 or 4 bytes past a 32-byte boundary
