@@ -90,34 +90,39 @@ impl IndexVec {
 /// of each coordinate times `strides` (the indexed view's strides along the dims it covers).
 fn mask_offsets(mask: &Array, strides: &[isize]) -> Result<Vec<isize>> {
     let mask = crate::kernels::blocked::dense(mask)?;
-    let flags: Vec<u8> = crate::dispatch_in!(mask.dtype(), T in [Bool, U8] => {
-        lines::to_vec::<T>(&mask)?.into_iter().map(|x| x.nonzero() as u8).collect()
-    }, else return Err(Error::index("a mask must be bool or uint8")));
-    let shape = mask.shape();
-    let len = shape.last().copied().unwrap_or(1);
-    let inner = strides.last().copied().unwrap_or(0);
-    let mut offsets = Vec::new();
-    let mut index = vec![0usize; shape.len()];
-    let mut base = 0isize;
-    for row in flags.chunks(len.max(1)) {
-        offsets.extend(
-            row.iter()
-                .enumerate()
-                .filter(|(_, &f)| f != 0)
-                .map(|(j, _)| base + j as isize * inner),
-        );
-        // the next row: a counter over the dims before the last
-        for d in (0..shape.len().saturating_sub(1)).rev() {
-            index[d] += 1;
-            base += strides[d];
-            if index[d] < shape[d] {
-                break;
+    crate::dispatch_in!(mask.dtype(), T in [Bool, U8] => {
+        let lines = lines::Lines::<T>::new(&mask, mask.ndim() - 1)?;
+        let shape = mask.shape();
+        let inner = strides[strides.len() - 1];
+        // without a branch per element: each of a row's positions is stored in a scratch,
+        // and the count moves on past it only when the flag is set (a random mask would
+        // mispredict every other branch)
+        let mut offsets = Vec::new();
+        let mut scratch = vec![0isize; lines.len()];
+        let mut row = Vec::new();
+        let mut index = vec![0usize; shape.len()];
+        let mut base = 0isize;
+        for m in 0..lines.count() {
+            lines.read(m, &mut row);
+            let mut found = 0usize;
+            for (j, flag) in row.iter().enumerate() {
+                scratch[found] = base + j as isize * inner;
+                found += flag.nonzero() as usize;
             }
-            base -= strides[d] * shape[d] as isize;
-            index[d] = 0;
+            offsets.extend_from_slice(&scratch[..found]);
+            // the next row: a counter over the dims before the last
+            for d in (0..shape.len() - 1).rev() {
+                index[d] += 1;
+                base += strides[d];
+                if index[d] < shape[d] {
+                    break;
+                }
+                base -= strides[d] * shape[d] as isize;
+                index[d] = 0;
+            }
         }
-    }
-    Ok(offsets)
+        Ok(offsets)
+    }, else Err(Error::index("a mask must be bool or uint8")))
 }
 
 /// Refuses a mask that is 0-d or whose sizes differ from `a`'s dims from `in_dim` on

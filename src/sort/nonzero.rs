@@ -16,20 +16,21 @@ fn nonzero_positions(a: &Array) -> Result<Vec<usize>> {
     crate::dispatch_all!(a.dtype(), T => {
         let lines = Lines::<T>::new(a, a.ndim().saturating_sub(1))?;
         let len = lines.len();
-        // no branch per element: every position is stored and the count moves past it only
-        // when the element is non-zero; the buffer is zeroed lazily, so only the pages
-        // written are touched
-        let mut found = vec![0usize; a.numel()];
-        let mut count = 0usize;
+        // no branch per element: each of a line's positions is stored in a scratch and the
+        // count moves past it only when the element is non-zero (a random mask would
+        // mispredict every other branch)
+        let mut found = Vec::new();
+        let mut scratch = vec![0usize; len];
         let mut buf = Vec::new();
         for m in 0..lines.count() {
             lines.read(m, &mut buf);
+            let mut count = 0usize;
             for (j, x) in buf.iter().enumerate() {
-                found[count] = m * len + j;
+                scratch[count] = m * len + j;
                 count += x.nonzero() as usize;
             }
+            found.extend_from_slice(&scratch[..count]);
         }
-        found.truncate(count);
         Ok(found)
     }, else Ok(Vec::new()))
 }
