@@ -100,9 +100,7 @@ fn mask_offsets(mask: &Array, strides: &[isize]) -> Result<Vec<isize>> {
         let mut offsets = Vec::new();
         let mut scratch = vec![0isize; lines.len()];
         let mut row = Vec::new();
-        let mut index = vec![0usize; shape.len()];
-        let mut base = 0isize;
-        for m in 0..lines.count() {
+        for (m, base) in row_starts(shape, strides, 0).into_iter().enumerate() {
             lines.read(m, &mut row);
             let mut found = 0usize;
             for (j, flag) in row.iter().enumerate() {
@@ -110,19 +108,38 @@ fn mask_offsets(mask: &Array, strides: &[isize]) -> Result<Vec<isize>> {
                 found += flag.nonzero() as usize;
             }
             offsets.extend_from_slice(&scratch[..found]);
-            // the next row: a counter over the dims before the last
-            for d in (0..shape.len() - 1).rev() {
-                index[d] += 1;
-                base += strides[d];
-                if index[d] < shape[d] {
-                    break;
-                }
-                base -= strides[d] * shape[d] as isize;
-                index[d] = 0;
-            }
         }
         Ok(offsets)
     }, else Err(Error::index("a mask must be bool or uint8")))
+}
+
+/// The layout of `a`'s dims `dims` alone (their sizes and strides, in that order), from
+/// `offset`.
+fn dims_layout(a: &Array, dims: &[usize], offset: isize) -> Layout {
+    Layout {
+        shape: dims
+            .iter()
+            .map(|&d| a.shape()[d])
+            .collect::<Vec<_>>()
+            .into(),
+        strides: dims
+            .iter()
+            .map(|&d| a.strides()[d])
+            .collect::<Vec<_>>()
+            .into(),
+        offset,
+    }
+}
+
+/// Where each row (along the last dim) of a `shape` laid over `strides` starts, row-major.
+fn row_starts(shape: &[usize], strides: &[isize], offset: isize) -> Vec<isize> {
+    let k = shape.len() - 1;
+    let rows = Layout {
+        shape: shape[..k].to_vec().into(),
+        strides: strides[..k].to_vec().into(),
+        offset,
+    };
+    element_offsets(&rows).collect()
 }
 
 /// Refuses a mask that is 0-d or whose sizes differ from `a`'s dims from `in_dim` on
@@ -295,21 +312,11 @@ pub fn select(a: &Array, key: &[AdvancedItem]) -> Result<Selection> {
     } else {
         (Vec::new(), rest)
     };
-    let sub = |ds: &[usize]| Layout {
-        shape: ds
-            .iter()
-            .map(|&d| view.shape()[d])
-            .collect::<Vec<_>>()
-            .into(),
-        strides: ds
-            .iter()
-            .map(|&d| view.strides()[d])
-            .collect::<Vec<_>>()
-            .into(),
-        offset: 0,
-    };
     let (run, whole) = trailing_run(&view, &post);
-    let (pre_layout, outer_layout) = (sub(&pre), sub(&post[..whole]));
+    let (pre_layout, outer_layout) = (
+        dims_layout(&view, &pre, 0),
+        dims_layout(&view, &post[..whole], 0),
+    );
     let mut shape: Vec<usize> = pre_layout.shape.to_vec();
     shape.extend_from_slice(&bshape);
     shape.extend(post.iter().map(|&d| view.shape()[d]));
@@ -399,19 +406,7 @@ fn gather_masked(a: &Array, mask: &Array) -> Result<Array> {
     let k = mask.ndim();
     let rest: Vec<usize> = (k..a.ndim()).collect();
     let (run, whole) = trailing_run(a, &rest);
-    let outer = Layout {
-        shape: rest[..whole]
-            .iter()
-            .map(|&d| a.shape()[d])
-            .collect::<Vec<_>>()
-            .into(),
-        strides: rest[..whole]
-            .iter()
-            .map(|&d| a.strides()[d])
-            .collect::<Vec<_>>()
-            .into(),
-        offset: 0,
-    };
+    let outer = dims_layout(a, &rest[..whole], 0);
     let outer_offsets: Vec<isize> = element_offsets(&outer).collect();
     crate::dispatch_in!(mask.dtype(), T in [Bool, U8] => {
         let lines = lines::Lines::<T>::new(&mask, k - 1)?;
@@ -429,11 +424,10 @@ fn gather_masked(a: &Array, mask: &Array) -> Result<Array> {
         }
         let strides = &a.strides()[..k];
         let inner = strides[k - 1];
-        let mut index = vec![0usize; k];
-        let mut base = a.storage_offset();
         let mut from = Vec::new();
         let mut next = 0isize; // the result's next run
-        for r in 0..lines.count() {
+        let starts = row_starts(mask.shape(), strides, a.storage_offset());
+        for (r, base) in starts.into_iter().enumerate() {
             lines.read(r, &mut row);
             for (c, chunk) in row.chunks(MASK_CHUNK).enumerate() {
                 from.clear();
@@ -465,16 +459,6 @@ fn gather_masked(a: &Array, mask: &Array) -> Result<Array> {
                     run,
                 )?;
                 next += n;
-            }
-            // the next row: a counter over the mask's dims before its last
-            for d in (0..k - 1).rev() {
-                index[d] += 1;
-                base += strides[d];
-                if index[d] < mask.shape()[d] {
-                    break;
-                }
-                base -= strides[d] * mask.shape()[d] as isize;
-                index[d] = 0;
             }
         }
         Ok(out)
