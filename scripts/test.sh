@@ -10,13 +10,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each section's heading carries the time since the start, so a slow CI run shows where it went.
+section() { printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$1"; }
+
+section "the virtual environment and the test dependencies (requirements-test.txt)"
 python3 -m venv .venv
 # shellcheck disable=SC1091
 source .venv/bin/activate
 python -m pip install --quiet --upgrade pip
 python -m pip install --quiet -r requirements-test.txt
 
-echo "== cargo test (the core, without Python)"
+section "cargo test (the core, without Python)"
 # The kernel tests for AVX2/AVX-512 return early on a CPU without those features; here they
 # must run wherever the kernel (/proc/cpuinfo, not ferroiter's own detection) reports them:
 # FERROITER_REQUIRE_ISA makes such a test fail instead (src/exec/cpu.rs, test_runs). Left as
@@ -32,17 +36,17 @@ if [[ -z "${FERROITER_REQUIRE_ISA+x}" && -z "${FERROITER_CPU_CAPABILITY-}" && -r
 fi
 FERROITER_REQUIRE_ISA="$require_isa" cargo test --quiet
 
-echo "== the rayon feature's pool test; cargo doc without warnings (every public item documented)"
+section "the rayon feature's pool test; cargo doc without warnings (every public item documented)"
 cargo test --quiet --features rayon --lib exec::pool
 RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps
 
-echo "== Rust lints: cargo fmt --check, clippy -D warnings (the core alone, with the binding, with rayon)"
+section "Rust lints: cargo fmt --check, clippy -D warnings (the core alone, with the binding, with rayon)"
 cargo fmt --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --all-targets --features python -- -D warnings
 cargo clippy --quiet --all-targets --features rayon -- -D warnings
 
-echo "== aarch64: clippy for Apple Silicon (aarch64-apple-darwin), the Rust tests for aarch64 Linux"
+section "aarch64: clippy for Apple Silicon (aarch64-apple-darwin), the Rust tests for aarch64 Linux"
 echo "   under qemu-user (linker and runner: .cargo/config.toml, scripts/aarch64/)"
 scripts/aarch64/setup.sh
 cargo clippy --quiet --target aarch64-apple-darwin --lib -- -D warnings
@@ -68,17 +72,18 @@ fi
 cargo test --quiet --profile cross-test --target aarch64-unknown-linux-gnu -- \
     --exact "${aarch64_skips[@]}"
 
-echo "== Python lints: ruff check, ruff format --check (rules in pyproject.toml [tool.ruff])"
+section "Python lints: ruff check, ruff format --check (rules in pyproject.toml [tool.ruff])"
 ruff check python tests
 ruff format --check python tests
 
-echo "== build the extension"
+section "build the extension"
 maturin develop --release --quiet
 
-echo "== stubtest (python/ferroiter/_ferroiter.pyi against the built extension) and mypy"
+section "stubtest (python/ferroiter/_ferroiter.pyi against the built extension) and mypy"
 python -m mypy.stubtest ferroiter._ferroiter --mypy-config-file pyproject.toml \
     --allowlist scripts/stubtest-allowlist.txt
 python -m mypy  # the files and options are in pyproject.toml [tool.mypy]
 
-echo "== pytest"
+section "pytest"
 python -m pytest tests -p no:cacheprovider
+section "done"
