@@ -559,6 +559,34 @@ impl Array {
     pub fn index(&self, items: &[IndexItem]) -> Result<Array> {
         self.with_layout(self.view_layout()?.index(items)?)
     }
+    /// `a[i, j, ...] = value` with one int per dim: the value converted and range-checked as
+    /// [`Array::full`] does, its bytes written in place — no view and no plan, so that an element
+    /// write costs what numpy's does (scikit-learn fills diagonals one element at a time).
+    pub fn set_element(&self, index: &[i64], value: Scalar) -> Result<()> {
+        // torch converts the value before it reads the key: its range error comes first
+        let value = checked_fill_value(value, self.dtype, 1)?;
+        let offset = self.view_layout()?.element_offset(index)?;
+        let bytes = value.to_bytes(self.dtype);
+        self.storage.write(offset * bytes.len(), &bytes)
+    }
+    /// `a[i, j, ...] = v` for a one-element `v` of `a`'s dtype: its bytes, as
+    /// [`Array::set_element`] writes a number.
+    pub fn set_element_from(&self, index: &[i64], v: &Array) -> Result<()> {
+        if v.numel() != 1 || v.dtype != self.dtype {
+            return Err(Error::value(
+                "set_element_from takes one element of the array's dtype",
+            ));
+        }
+        v.view_layout()?;
+        let offset = self.view_layout()?.element_offset(index)?;
+        self.storage.copy_runs(
+            std::iter::once(offset as isize),
+            v.storage(),
+            std::iter::once(v.storage_offset()),
+            self.itemsize(),
+            1,
+        )
+    }
     /// `__getitem__` with one entry that is not in a tuple (torch's messages differ on 0-d).
     pub fn index_bare(&self, item: IndexItem) -> Result<Array> {
         self.with_layout(self.view_layout()?.index_bare(item)?)

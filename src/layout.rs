@@ -289,6 +289,32 @@ impl Layout {
         self.index(&[item])
     }
 
+    /// The offset (in elements) of the element at `index`, one int per dim (negative ints
+    /// count from the end), with [`Layout::index`]'s checks and torch's messages: what `a[i, j]
+    /// = x` writes to, without building the view.
+    pub fn element_offset(&self, index: &[i64]) -> Result<usize> {
+        if index.len() != self.ndim() {
+            return Err(Error::index(format!(
+                "an element of a {}-d array takes {} indices, got {}",
+                self.ndim(),
+                self.ndim(),
+                index.len()
+            )));
+        }
+        let mut offset = self.offset;
+        for (dim, (&i, &size)) in index.iter().zip(&self.shape).enumerate() {
+            let size = size as i64;
+            if i < -size || i >= size {
+                return Err(Error::index(format!(
+                    "index {i} is out of bounds for dimension {dim} with size {size}"
+                )));
+            }
+            let i = if i < 0 { i + size } else { i };
+            offset += i as isize * self.strides[dim];
+        }
+        usize::try_from(offset).map_err(|_| Error::index("the element lies before the storage"))
+    }
+
     /// One int entry of a key: drops `dim` at position `i`. `position` is the entry's place in the
     /// key, which is what torch names in its message. Past the last dim (possible after several
     /// `...`) torch reads a size of 0.

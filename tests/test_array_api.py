@@ -164,6 +164,45 @@ def test_inplace_operators_keep_the_dtype():
         x += xp.asarray([1, 1], dtype=xp.int32)
 
 
+IN_PLACE = {"+=": "__iadd__", "-=": "__isub__", "*=": "__imul__", "/=": "__itruediv__"}
+
+
+@given(
+    st.sampled_from(list(IN_PLACE)),
+    st.sampled_from(["float32", "float64", "complex64", "complex128", "int8", "int64", "uint8"]),
+    st.sampled_from(["same dtype", "row", "column", "other dtype", "int", "float", "itself", "T"]),
+    st.integers(0, 2**31),
+)
+def test_inplace_operators_like_array_api_strict(op, dtype, other_kind, seed):
+    """`x op= y` writes into `x` itself (the kernel's `out=`, or the result copied in where an
+    operand overlaps `x`) with the standard's dtype and shape rules: strict's values or its
+    kind of error."""
+    rng = np.random.default_rng(seed)
+    values = (rng.integers(-20, 20, size=(3, 3)) / (1 if dtype[0] in "iu" else 4)).astype(dtype)
+    if dtype.startswith("uint"):
+        values = np.abs(values)
+    x, sx = xp.asarray(values.copy()), strict.asarray(values.copy())
+    if other_kind in ("itself", "T"):
+        y, sy = (x, sx) if other_kind == "itself" else (x.T, sx.T)
+    elif other_kind in ("int", "float"):
+        y = sy = 3 if other_kind == "int" else 1.5
+    else:
+        shape = {"row": (3,), "column": (3, 1)}.get(other_kind, (3, 3))
+        odt = "float64" if other_kind == "other dtype" else dtype
+        v = (rng.integers(1, 9, size=shape)).astype(odt)
+        y, sy = xp.asarray(v), strict.asarray(v)
+    method = IN_PLACE[op]
+    try:
+        expected = getattr(sx, method)(sy)
+    except Exception as e:  # noqa: BLE001
+        with pytest.raises(type(e)):
+            getattr(x, method)(y)
+        return
+    result = getattr(x, method)(y)
+    assert result is x and x.shape == expected.shape
+    assert_values(np.asarray(x), np.asarray(expected), mode="ulp")
+
+
 def test_array_object_attributes_follow_the_standard():
     x = xp.reshape(xp.arange(6), (2, 3))
     assert x.size == 6 and x.shape == (2, 3) and x.ndim == 2 and x.device == "cpu"

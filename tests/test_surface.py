@@ -21,10 +21,13 @@ from harness import (
     NAME_OF,
     NUMPY_OF,
     TORCH_DTYPES,
+    Operand,
     assert_same,
     assert_same_error,
     index_key,
     layout_pairs,
+    layouts,
+    shapes,
     share,
 )
 
@@ -208,6 +211,63 @@ def test_setitem_runs_through_copy_and_converts():
         lambda: u8.__setitem__(0, 300),
         lambda: torch.zeros(3, dtype=torch.uint8).__setitem__(0, 300),
     )
+
+
+@given(shapes(max_ndim=4), st.sampled_from(TORCH_DTYPES), st.data())
+def test_element_writes_like_torch(shape, dtype, data):
+    """`a[i, j, ...] = value` with one int per dim (the element path, without a view): the
+    element torch writes on any layout (expanded: every alias of it), negative and
+    out-of-range ints with torch's IndexError, numbers out of the dtype's range with torch's
+    error, one-element arrays of the same dtype or another."""
+    layout = data.draw(layouts(shape, negative=True))
+    operand = Operand(shape, dtype, layout, seed=data.draw(st.integers(0, 9)))
+    (a, _), (_, t) = operand.build(), operand.build()
+    key = tuple(data.draw(st.integers(-size - 1, size)) for size in shape)
+    if len(shape) == 1 and data.draw(st.booleans()):
+        key = key[0]  # `a[i] = x` of a 1-d array
+    kind = data.draw(st.sampled_from(["scalar", "wide int", "same-dtype array", "other array"]))
+    if kind == "scalar":
+        value_a = value_t = scalar_for(dtype, data.draw)
+    elif kind == "wide int":
+        value_a = value_t = data.draw(st.sampled_from([300, -129, 2**40, -(2**63)]))
+    else:
+        other = dtype if kind == "same-dtype array" else data.draw(st.sampled_from(TORCH_DTYPES))
+        ones = data.draw(st.sampled_from([(), (1,), (1, 1)]))
+        value_t = torch.full(ones, 3, dtype=other)
+        value_a = share(value_t.clone())
+    expected = outcome_of(lambda: t.__setitem__(key, value_t))
+    if isinstance(expected, BaseException):
+        assert_same_error(lambda: a.__setitem__(key, value_a), lambda: t.__setitem__(key, value_t))
+    else:
+        a[key] = value_a
+    assert_same(a, t, flipped=layout.flipped)
+
+
+def outcome_of(fn):
+    """`fn()`'s result, or the exception it raised."""
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001
+        return e
+
+
+def test_element_writes_refuse_what_torch_refuses():
+    a, t = fi.zeros((2, 3)), torch.zeros(2, 3)
+    for key in [(0, 3), (-3, 0), (0, 0, 0)]:
+        assert_same_error(lambda k=key: a.__setitem__(k, 1.0), lambda k=key: t.__setitem__(k, 1.0))
+    a[1, -1] = 2.5
+    t[1, -1] = 2.5
+    assert_same(a, t)
+    frozen = np.zeros((2, 2))
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        fi.from_numpy(frozen)[0, 0] = 1.0
+    assert frozen[0, 0] == 0
+    blocked = fi.zeros((1, 16, 2, 2), memory_format=fi.nChw16c)
+    with pytest.raises(ValueError, match="blocked format nChw16c are not supported"):
+        blocked[0, 1, 0, 0] = 1.0
+    with pytest.raises(ValueError, match="blocked format nChw16c are not supported"):
+        blocked[0, 1, 0, 0] = fi.ones(())
 
 
 @st.composite

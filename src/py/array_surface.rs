@@ -18,7 +18,8 @@ use numpy::PyUntypedArray;
 use pyo3::exceptions::{PyAttributeError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyTuple};
+use smallvec::SmallVec;
 
 /// torch's texts for `.T` on arrays that are not matrices (it still reverses the dims).
 const T_DEPRECATED: &str = "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.";
@@ -118,6 +119,27 @@ fn value_arg<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         return np.call_method1("asarray", (value,));
     }
     Ok(value.clone())
+}
+
+/// A key of one Python int per dim (`a[i, j]`, or `a[i]` of a 1-d array): an element write
+/// goes straight to [`Array::set_element`]. Bools and ints beyond int64 are left to the
+/// general path (a bool is a mask there).
+fn element_key(key: &Bound<'_, PyAny>, ndim: usize) -> Option<SmallVec<[i64; 6]>> {
+    let int = |k: &Bound<'_, PyAny>| {
+        k.is_exact_instance_of::<PyInt>()
+            .then(|| k.extract::<i64>().ok())
+            .flatten()
+    };
+    if let Ok(t) = key.cast_exact::<PyTuple>() {
+        if t.len() != ndim {
+            return None;
+        }
+        t.iter().map(|k| int(&k)).collect()
+    } else if ndim == 1 {
+        int(key).map(|i| smallvec::smallvec![i])
+    } else {
+        None
+    }
 }
 
 /// `self.__getitem__` for keys with arrays in them (the basic path is in `array.rs`).
@@ -347,6 +369,16 @@ impl PyArray {
     ) -> PyResult<()> {
         let py = slf.py();
         let a = slf.get().array();
+        if let Some(index) = element_key(key, a.ndim()) {
+            if let Ok(v) = value.cast::<PyArray>() {
+                let v = v.get().array();
+                if v.numel() == 1 && v.dtype() == a.dtype() && v.blocking().is_none() {
+                    return Ok(a.set_element_from(&index, &v)?);
+                }
+            } else if let Ok(Arg::Scalar(s)) = arg(value) {
+                return Ok(a.set_element(&index, s)?);
+            }
+        }
         let value = value_arg(value)?;
         if let Some(items) = advanced_key(key)? {
             let values = match arg(&value)? {

@@ -19,7 +19,7 @@ import ferroiter as _fi
 
 from . import _elementwise as _ew
 from . import _helpers
-from ._dtypes import INTEGRAL, DType
+from ._dtypes import FLOATING, INTEGRAL, DType
 from ._dtypes import bool as bool_dtype
 from ._helpers import unwrap
 
@@ -50,6 +50,38 @@ def _check_index_key(key: object, ndim: int) -> None:
             raise IndexError("lists and numpy arrays are not valid array API indices")
         if isinstance(k, float):
             raise IndexError("only integers, slices, ellipsis, None and arrays are valid indices")
+
+
+#: The in-place operators that can write into ``self`` directly: the namespace's function and
+#: ferroiter's kernel with ``out=``, for the operands of ``_writes_in_place``.
+_IN_PLACE_KERNELS: dict[Callable[..., Any], Callable[..., Any]] = {
+    _ew.add: _fi.add,
+    _ew.subtract: _fi.sub,
+    _ew.multiply: _fi.mul,
+    _ew.divide: _fi.div,
+}
+_NUMERIC = FLOATING + INTEGRAL
+
+
+def _writes_in_place(a: _fi.Array, kernel: Callable[..., Any], other: object) -> bool:
+    """Whether ``a op= other`` keeps ``a``'s dtype and shape under the standard's rules, so that
+    ``op`` can write into ``a``: ``other`` a namespace array of ``a``'s dtype whose shape
+    broadcasts to ``a``'s, or a Python int or float for a floating ``a`` (complex too for a
+    complex one); division only for floating ``a``. Everything else takes the general path."""
+    dtype = a.dtype
+    floating = dtype in FLOATING
+    if not floating and (kernel is _fi.div or dtype not in _NUMERIC):
+        return False
+    if isinstance(other, Array):
+        o = other._a
+        if o.dtype != dtype:
+            return False
+        shape, oshape = a.shape, o.shape
+        return len(oshape) <= len(shape) and all(
+            n in (m, 1) for n, m in zip(reversed(oshape), reversed(shape), strict=False)
+        )
+    kind = type(other)
+    return floating and (kind is int or kind is float or (kind is complex and dtype.kind == "c"))
 
 
 class Array:
@@ -221,12 +253,8 @@ class Array:
     def __setitem__(self, key: Any, value: _Other, /) -> None:
         if type(key) is tuple and all(type(k) is int for k in key):
             # element writes (scikit-learn fills diagonals one `a[i, i] = v` at a time): a
-            # key of ints needs none of the checks below
-            if isinstance(value, Array):
-                src = value._a
-                self._a[key] = src if src.dtype == self.dtype else src.to(self.dtype)
-            else:
-                self._a[key] = value
+            # key of ints needs none of the checks below, and the core converts the value
+            self._a[key] = value._a if isinstance(value, Array) else value
             return
         _check_index_key(key, self.ndim)
         if self._empty_mask(key):
@@ -246,6 +274,17 @@ class Array:
     # -- operators -----------------------------------------------------------------------------
     def _inplace(self, fn: Callable[[Any, Any], Array], other: _Other) -> Array:
         """``self op= other``: the standard forbids in-place results of another dtype or shape."""
+        kernel = _IN_PLACE_KERNELS.get(fn)
+        if kernel is not None and _writes_in_place(self._a, kernel, other):
+            # the result is `self`'s dtype and shape: computed into `self`, without the
+            # result's allocation and copy (a distance matrix's `d += row` in scikit-learn).
+            # An operand that partly overlaps `self` is refused before anything is written
+            # (torch's overlap check); the general path below computes that one first.
+            try:
+                kernel(self._a, unwrap(other), out=self._a)
+                return self
+            except Exception:  # noqa: BLE001 - the general path raises what applies
+                pass
         result = fn(self, other)
         if result.dtype != self.dtype:
             raise TypeError(
