@@ -1,14 +1,15 @@
 """Elementwise ops whose outputs are large enough for streamed stores, against torch.
 
 A loop writes its output's contiguous rows with non-temporal stores when the output is large
-(`exec/stores.rs`: from the size of L2 on Intel, once the operands exceed the L3 elsewhere), no
-input reaches the output's memory, and the row is at least 4 KiB: the part of a row before
-its first cache line is stored plainly, the rest is computed into a scratch and streamed out
-(the vector math kernels stream each block of one line as they compute it).
-These cases are past the Intel threshold (4 MiB outputs and more), so on Intel they run the
-streamed rows and elsewhere the ordinary ones at the same sizes; the values must be torch's
-either way. Outputs start mid-line (`out=` views at element offsets), rows end mid-line, two
-threads cut the rows between chunks, and every element size runs (1 to 16 bytes).
+(`exec/stores.rs`: past a quarter of the L3 on Intel, once the operands exceed the L3
+elsewhere), no input reaches the output's memory, and the row is at least 4 KiB: the part of a
+row before its first cache line is stored plainly, the rest is computed into a scratch and
+streamed out (the vector math kernels stream each block of one line as they compute it).
+Outputs that large would make slow tests, so this module makes every output of 1 MiB and more
+stream (`_set_streamed_from`, the core's test hook) and checks that the rule's own thresholds
+still hold where they apply; the values must be torch's either way. Outputs start mid-line
+(`out=` views at element offsets), rows end mid-line, two threads cut the rows between chunks,
+and every element size runs (1 to 16 bytes).
 """
 
 from __future__ import annotations
@@ -21,6 +22,16 @@ import ferroiter as fi
 from harness import assert_result, assert_same, distinct_values, parallelism, share
 
 N = (1 << 20) + 13
+
+
+@pytest.fixture(autouse=True)
+def _streamed_from_one_mib():
+    """Every output of 1 MiB and more streams while a test of this module runs."""
+    previous = fi._ferroiter._set_streamed_from(1 << 20)
+    yield
+    fi._ferroiter._set_streamed_from(previous)
+
+
 PARALLELISM = [(1, None), (2, None), (2, 1000)]
 PARALLELISM_IDS = ["1thread", "2threads", "2threads-grain1000"]
 DTYPES = (
@@ -130,7 +141,7 @@ def test_explain_says_which_stores() -> None:
     """The walk line of `explain()` names the stores: never streamed in place."""
     x = fi.empty((N,), dtype="float32")
     text = fi.TensorIterator.binary_op(None, x, x).explain()
-    assert "stores: " in text
+    assert "stores: non-temporal" in text  # 4 MiB: past this module's 1 MiB
     in_place = fi.TensorIterator.binary_op(x, x, x).explain()
     assert "stores: ordinary" in in_place
     small = fi.TensorIterator.binary_op(None, x[:64], x[:64]).explain()

@@ -1212,6 +1212,10 @@ def triu(input: _ArrayIn, diagonal: int = 0) -> Array:
 def _op_table() -> list[dict[str, Any]]:
     """The op table's rows (name, arity, preset, kernel, alpha, operators), for the tests."""
 
+def _set_streamed_from(bytes: int | None) -> int | None:
+    """Streams every flat copy's and elementwise loop's output of at least ``bytes`` bytes
+    (None: the cache rule again); the previous setting. A test hook."""
+
 def _panic_in_loop(message: str, chunks: int) -> None:
     """Panics inside the core (in a loop's last chunk; outside loops for 0 chunks): a test hook."""
 

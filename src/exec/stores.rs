@@ -16,18 +16,21 @@
 //!   for 8M.
 //! - An Intel Xeon (Sapphire Rapids class, 2 MiB of L2 per core, 260 MiB of L3 for the
 //!   socket, in a virtual machine; one process alternating the two kinds of store):
-//!   streamed stores won from an output the size of L2 on: flat copies of 512K elements
-//!   (2 MiB out) 27 -> 34 GB/s, 8M 11 -> 21 GB/s; transposes of 724² (2 MiB out) 50% -> 74%
-//!   of a same-size plain copy, 4096² 41% -> 90%; NCHW -> NHWC of (16, 64, 56, 56) 78% ->
-//!   94%; while at 1 MiB out (256K-element copies, 512² transposes) plain stores were as fast
-//!   or faster. The L3 rule above gave every one of these plain stores (an output under
-//!   65 MiB).
+//!   streamed stores won from an output the size of L2 on when the same op ran again and
+//!   again (flat copies of 8M float32 11 -> 21 GB/s; transposes of 4096² 41% -> 90% of a
+//!   plain copy). But an op's output is usually the next op's input: on a later Xeon of the
+//!   same kind (300 MiB of L3), chains of ops on 16-64 MB arrays (scikit-learn's and SciPy's
+//!   calls) ran 1.2-1.6x faster with plain stores, which leave the output in the L3, and a
+//!   pair of ops (`out = -2 * x; out += row`) was as fast either way from 122 MiB on. So flat
+//!   loops stream there only past a quarter of the L3 (`docs/performance-notes.md`); the
+//!   transposing copies below keep their L2 rule, not measured in chains yet.
 //!
 //! Streamed tiles of a transposing copy whose output columns are not line-aligned go through
 //! scratch (a strip of 16 columns in the direct tiled walk, the whole tile's image in the
 //! permuting copy) where [`staged_run`] says; the two machines differ there too.
 #![forbid(unsafe_code)]
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use super::cache;
@@ -75,10 +78,11 @@ fn from_cpuinfo(text: &str) -> LastLevel {
 /// How many cores share a loop over `numel` elements: its chunks at the current thread count
 /// and grain ([`Chunks`]), at most the cores the process may run on (read once), one inside
 /// another loop's chunk (nested loops run serially). Each core's L2 holds its own share of
-/// the operands, and on a far last level the stores stream only when that share does not
-/// fit: a 1M-element float32 add into `out` at 16 threads moves 768 KiB per core, which stays
-/// in the cores' L2s from one call to the next, and streamed to memory it ran at 0.38x torch
-/// on the 16-core Xeon (0.40x at 8 threads, 0.93x at 4, where the share is 3 MiB).
+/// the operands, and on a far last level a transposing copy streams only when that share does
+/// not fit ([`transposing_copy_from`]). (Flat loops once took the same rule: a 1M-element
+/// float32 add into `out` at 16 threads moves 768 KiB per core, which stays in the cores'
+/// L2s from one call to the next, and streamed to memory it ran at 0.38x torch on the 16-core
+/// Xeon.)
 pub fn threads_sharing(numel: usize) -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     if super::pool::in_parallel_region() {
@@ -92,32 +96,46 @@ pub fn threads_sharing(numel: usize) -> usize {
 }
 
 /// Whether a flat copy or elementwise loop (operands contiguous along their rows) that writes
-/// `out_bytes` and moves `moved_bytes` (read plus written) on `threads` threads streams its
-/// stores: with a near L3, once the operands together exceed it (a contiguous row's plain
-/// stores read their lines with the prefetchers' help, so the cache is worth keeping up to
-/// its size); with a far one, from an output the size of L2 (measured at 1 thread) whose
-/// loop moves more than an L2 per thread ([`threads_sharing`]). At 2 threads on the 2-core
-/// Xeon, outputs of 2-3 MiB (adds of 512K and 768K elements, copies of 768K, NCHW -> NHWC of
-/// (4, 64, 56, 56)) ran 0.55-0.95x as fast with plain stores as streamed: their 3 MiB per
-/// core did not stay in L2.
-pub fn flat_output_streams(out_bytes: usize, moved_bytes: usize, threads: usize) -> bool {
+/// `out_bytes` and moves `moved_bytes` (read plus written) streams its stores: with a near L3,
+/// once the operands together exceed it (a contiguous row's plain stores read their lines with
+/// the prefetchers' help, so the cache is worth keeping up to its size); with a far one, once
+/// the output exceeds a quarter of it. Below that the next op finds the output in the L3:
+/// streamed, scikit-learn's and SciPy's chains of ops on 16-64 MB arrays ran 1.2-1.6x slower
+/// on the 2-core Xeon, while the same op repeated alone ran up to 1.6x faster
+/// (`docs/performance-notes.md`, "Streamed stores on a far L3").
+pub fn flat_output_streams(out_bytes: usize, moved_bytes: usize) -> bool {
+    let forced = STREAMED_FROM.load(Ordering::Relaxed);
+    if forced != 0 {
+        return out_bytes >= forced;
+    }
     let sizes = cache::sizes();
     match last_level() {
         LastLevel::Near => moved_bytes > sizes.l3,
-        LastLevel::Far => {
-            out_bytes >= sizes.l2 && moved_bytes > sizes.l2.saturating_mul(threads.max(1))
-        }
+        LastLevel::Far => out_bytes > sizes.l3 / 4,
     }
 }
 
+/// The output size (bytes) from which [`flat_output_streams`] streams, when set (0: its rule).
+static STREAMED_FROM: AtomicUsize = AtomicUsize::new(0);
+
+/// Makes flat copies and elementwise loops stream every output of at least `bytes` (`None`:
+/// the cache rule again), so that tests reach the streamed stores' code on any machine; the
+/// previous setting.
+pub fn set_streamed_from(bytes: Option<usize>) -> Option<usize> {
+    let old = STREAMED_FROM.swap(
+        bytes.unwrap_or(0).max(usize::from(bytes.is_some())),
+        Ordering::Relaxed,
+    );
+    (old != 0).then_some(old)
+}
+
 /// Whether a flat copy of `numel` elements from `in_width`-byte into `out_width`-byte
-/// elements streams its stores ([`flat_output_streams`] on the threads that share it): what
-/// `kernels::copy` and the copy's walk order (`tiled::input_order`) both ask.
+/// elements streams its stores ([`flat_output_streams`]): what `kernels::copy` and the copy's
+/// walk order (`tiled::input_order`) both ask.
 pub fn copy_streams(numel: usize, in_width: usize, out_width: usize) -> bool {
     flat_output_streams(
         numel.saturating_mul(out_width),
         numel.saturating_mul(in_width + out_width),
-        threads_sharing(numel),
     )
 }
 
@@ -175,21 +193,25 @@ pub fn streamed_copy_follows_input() -> bool {
 pub(crate) fn elementwise_streams(plan: &TensorIterator) -> bool {
     // Every walk asks, and most plans are small: an output under both an L2 and a quarter of
     // the L3 never streams by [`flat_output_streams`] (a near L3 wants operands past it, of
-    // which the output is at least a quarter; a far one an output of an L2), so such a plan
-    // skips counting the loop's threads and operand bytes (about 220 of the 9,800 instructions
-    // a 1-element add took in the extension, counted by callgrind).
+    // which the output is at least a quarter; a far one an output past a quarter of it), so
+    // such a plan skips counting the operand bytes (about 220 of the 9,800 instructions a
+    // 1-element add took in the extension, counted by callgrind).
     let sizes = cache::sizes();
     let out_bytes = plan
         .numel()
         .saturating_mul(plan.operands().first().map_or(0, |op| op.itemsize()));
-    if out_bytes < sizes.l2.min(sizes.l3 / 4) {
+    let smallest = match STREAMED_FROM.load(Ordering::Relaxed) {
+        0 => sizes.l2.min(sizes.l3 / 4),
+        forced => forced,
+    };
+    if out_bytes < smallest {
         return false;
     }
-    elementwise_streams_on(plan, threads_sharing(plan.numel()))
+    elementwise_streams_on(plan)
 }
 
-/// [`elementwise_streams`] for a loop on `threads` threads.
-fn elementwise_streams_on(plan: &TensorIterator, threads: usize) -> bool {
+/// [`elementwise_streams`] past its early exit for small outputs.
+fn elementwise_streams_on(plan: &TensorIterator) -> bool {
     let ops = plan.operands();
     let Some(out) = ops.first().and_then(|op| op.array.as_ref()) else {
         return false;
@@ -203,9 +225,7 @@ fn elementwise_streams_on(plan: &TensorIterator, threads: usize) -> bool {
     });
     let out_bytes = plan.numel().saturating_mul(out.itemsize());
     // the sizes first: every walk asks, and most plans are small
-    out_bytes >= moved / 4
-        && flat_output_streams(out_bytes, moved, threads)
-        && !plan.output_meets_an_input()
+    out_bytes >= moved / 4 && flat_output_streams(out_bytes, moved) && !plan.output_meets_an_input()
 }
 
 /// Bytes an operand of `width`-byte elements spans over `shape` with byte `strides`: a
@@ -221,9 +241,9 @@ fn distinct_bytes(shape: &[usize], strides: &[isize], width: usize) -> usize {
         .fold(width, |bytes, (&n, _)| bytes.saturating_mul(n))
 }
 
-/// For `explain()`: the stores of an untiled elementwise walk over `numel` elements
+/// For `explain()`: the stores of an untiled elementwise walk
 /// (`elementwise_streams`).
-pub fn describe_flat(streamed: bool, numel: usize) -> String {
+pub fn describe_flat(streamed: bool) -> String {
     let sizes = cache::sizes();
     let (rule, cache) = match last_level() {
         LastLevel::Near => (
@@ -232,10 +252,8 @@ pub fn describe_flat(streamed: bool, numel: usize) -> String {
         ),
         LastLevel::Far => (
             format!(
-                "the output is at least {} KiB and the operands move more than that per \
-                 core, on {}",
-                sizes.l2 >> 10,
-                cores_text(threads_sharing(numel))
+                "the output is more than {} KiB, a quarter of the last level",
+                (sizes.l3 / 4) >> 10
             ),
             "far last-level cache (Intel)",
         ),
@@ -403,11 +421,9 @@ mod tests {
                     assert_eq!(transposing_copy_from(2, rows), sizes.l2 + 1);
                     assert_eq!(transposing_copy_from(16, rows), 8 * sizes.l2 + 1);
                 }
-                assert!(flat_output_streams(sizes.l2, 2 * sizes.l2, 1));
-                assert!(!flat_output_streams(sizes.l2 - 1, 2 * sizes.l2 - 2, 1));
-                // an add of 3 MiB per thread streams; of 768 KiB per thread it does not
-                assert!(flat_output_streams(4 * sizes.l2, 12 * sizes.l2, 4));
-                assert!(!flat_output_streams(4 * sizes.l2, 12 * sizes.l2, 16));
+                // the output against a quarter of the L3, whatever the bytes moved
+                assert!(flat_output_streams(sizes.l3 / 4 + 1, sizes.l3 / 4 + 1));
+                assert!(!flat_output_streams(sizes.l3 / 4, 4 * sizes.l3));
             }
             LastLevel::Near => {
                 for rows in [1, MANY_INPUT_ROWS, MANY_INPUT_ROWS + 1] {
@@ -425,8 +441,8 @@ mod tests {
                     transposing_copy_from(1, 1),
                     "one thread: a quarter either way"
                 );
-                assert!(flat_output_streams(sizes.l3 / 2 + 1, sizes.l3 + 2, 1));
-                assert!(!flat_output_streams(sizes.l3 / 2, sizes.l3, 16));
+                assert!(flat_output_streams(sizes.l3 / 2 + 1, sizes.l3 + 2));
+                assert!(!flat_output_streams(sizes.l3 / 2, sizes.l3));
             }
         }
     }
@@ -440,13 +456,12 @@ mod tests {
         // enough elements for either rule (f32 out and two f32 inputs: 12 bytes moved each)
         let n = match last_level() {
             LastLevel::Near => sizes.l3 / 12 + 1,
-            LastLevel::Far => sizes.l2 / 4,
+            LastLevel::Far => sizes.l3 / 16 + 1,
         };
         let wide = Array::empty(&[n], DType::F32, MemoryFormat::Contiguous).unwrap();
         let input = || Array::empty(&[n], DType::F32, MemoryFormat::Contiguous).unwrap();
         let one = Array::empty(&[1], DType::F32, MemoryFormat::Contiguous).unwrap();
-        // (the thread count is explicit: other tests change the process's meanwhile)
-        let streams = |plan: &TensorIterator| elementwise_streams_on(plan, 1);
+        let streams = |plan: &TensorIterator| elementwise_streams_on(plan);
         let plan = |outputs: Vec<Option<Array>>, inputs: Vec<Array>| {
             let mut config = TensorIteratorConfig::new();
             for out in outputs {
@@ -458,10 +473,6 @@ mod tests {
             config.build().unwrap()
         };
         assert!(streams(&plan(vec![None], vec![input(), input()])));
-        // on a far last level the operands must not fit the threads' L2s: the same loop (3
-        // L2s moved, as counted) on 4 threads fits
-        let four = elementwise_streams_on(&plan(vec![None], vec![input(), input()]), 4);
-        assert_eq!(four, last_level() == LastLevel::Near);
         assert!(streams(&plan(
             vec![Some(wide.clone())],
             vec![input(), input()]

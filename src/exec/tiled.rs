@@ -616,7 +616,7 @@ pub fn describe(plan: &TensorIterator) -> String {
         TileDecision::Untiled(why) => format!(
             "walk: torch's 2-D order, untiled ({why}){}; {}",
             rows_prefetched(plan),
-            super::stores::describe_flat(super::stores::elementwise_streams(plan), plan.numel())
+            super::stores::describe_flat(super::stores::elementwise_streams(plan))
         ),
         TileDecision::Tiled(t) => {
             let ops = plan.operands();

@@ -293,6 +293,16 @@ fn get_grain_size() -> usize {
     crate::settings::grain_size()
 }
 
+/// Streams the stores of every flat copy and elementwise loop whose output has at least
+/// `bytes` bytes (`None`: the cache rule of `exec::stores` again); returns the previous
+/// setting. The tests' handle on the streamed stores on machines whose rule streams only
+/// outputs larger than they allocate.
+#[pyfunction]
+#[pyo3(signature = (bytes))]
+fn _set_streamed_from(bytes: Option<usize>) -> Option<usize> {
+    crate::exec::stores::set_streamed_from(bytes)
+}
+
 /// Panics with `message` inside the core: in the last chunk of a parallel loop of `chunks`
 /// chunks, or (`chunks == 0`) outside any loop. The tests' handle on the promise that a panic
 /// becomes an exception carrying its message (never an abort or a `PanicException`).
@@ -384,5 +394,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_grain_size, m)?)?;
     m.add_function(wrap_pyfunction!(_op_table, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_in_loop, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_streamed_from, m)?)?;
     Ok(())
 }

@@ -81,7 +81,9 @@ def _writes_in_place(a: _fi.Array, kernel: Callable[..., Any], other: object) ->
             n in (m, 1) for n, m in zip(reversed(oshape), reversed(shape), strict=False)
         )
     kind = type(other)
-    return floating and (kind is int or kind is float or (kind is complex and dtype.kind == "c"))
+    if kind is int:
+        return floating and -(2**63) <= other < 2**63  # type: ignore[operator]
+    return floating and (kind is float or (kind is complex and dtype.kind == "c"))
 
 
 class Array:
@@ -277,14 +279,18 @@ class Array:
         kernel = _IN_PLACE_KERNELS.get(fn)
         if kernel is not None and _writes_in_place(self._a, kernel, other):
             # the result is `self`'s dtype and shape: computed into `self`, without the
-            # result's allocation and copy (a distance matrix's `d += row` in scikit-learn).
-            # An operand that partly overlaps `self` is refused before anything is written
-            # (torch's overlap check); the general path below computes that one first.
-            try:
-                kernel(self._a, unwrap(other), out=self._a)
+            # result's allocation and copy (a distance matrix's `d += row` in scikit-learn)
+            if not isinstance(other, Array):
+                kernel(self._a, other, out=self._a)
                 return self
-            except Exception:  # noqa: BLE001 - the general path raises what applies
-                pass
+            try:
+                kernel(self._a, other._a, out=self._a)
+                return self
+            except ValueError as e:
+                # an operand that partly overlaps `self`, refused before anything is written
+                # (torch's overlap check): the general path computes it first
+                if not str(e).startswith("unsupported operation"):
+                    raise
         result = fn(self, other)
         if result.dtype != self.dtype:
             raise TypeError(
