@@ -303,14 +303,7 @@ impl Layout {
         }
         let mut offset = self.offset;
         for (dim, (&i, &size)) in index.iter().zip(&self.shape).enumerate() {
-            let size = size as i64;
-            if i < -size || i >= size {
-                return Err(Error::index(format!(
-                    "index {i} is out of bounds for dimension {dim} with size {size}"
-                )));
-            }
-            let i = if i < 0 { i + size } else { i };
-            offset += i as isize * self.strides[dim];
+            offset += position_in(i, size as i64, dim)? as isize * self.strides[dim];
         }
         usize::try_from(offset).map_err(|_| Error::index("the element lies before the storage"))
     }
@@ -326,12 +319,7 @@ impl Layout {
             ));
         }
         let size = if dim < n { self.shape[dim] as i64 } else { 0 };
-        if i < -size || i >= size {
-            return Err(Error::index(format!(
-                "index {i} is out of bounds for dimension {position} with size {size}"
-            )));
-        }
-        let i = if i < 0 { i + size } else { i };
+        let i = position_in(i, size, position)?;
         let mut out = self.clone();
         out.offset += i as isize * self.strides[dim];
         out.shape.remove(dim);
@@ -405,6 +393,17 @@ pub fn infer_view_shape(shape: &[i64], numel: usize) -> Result<Vec<usize>> {
         out[i] = numel / known;
     }
     Ok(out)
+}
+
+/// Int `i` of a key (negative counts from the end) as a position in a dim of `size`, or
+/// torch's IndexError naming the key's entry `position`.
+fn position_in(i: i64, size: i64, position: usize) -> Result<i64> {
+    if i < -size || i >= size {
+        return Err(Error::index(format!(
+            "index {i} is out of bounds for dimension {position} with size {size}"
+        )));
+    }
+    Ok(if i < 0 { i + size } else { i })
 }
 
 #[cfg(test)]

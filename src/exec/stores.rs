@@ -122,10 +122,8 @@ static STREAMED_FROM: AtomicUsize = AtomicUsize::new(0);
 /// the cache rule again), so that tests reach the streamed stores' code on any machine; the
 /// previous setting.
 pub fn set_streamed_from(bytes: Option<usize>) -> Option<usize> {
-    let old = STREAMED_FROM.swap(
-        bytes.unwrap_or(0).max(usize::from(bytes.is_some())),
-        Ordering::Relaxed,
-    );
+    // 0 stands for "no setting": a setting of 0 bytes streams from 1 byte on, the same
+    let old = STREAMED_FROM.swap(bytes.map_or(0, |b| b.max(1)), Ordering::Relaxed);
     (old != 0).then_some(old)
 }
 
