@@ -410,6 +410,25 @@ def mixed_rows(s: Sizes) -> list[Row]:
             thunks["torch"] = lambda: ta + tb
         return [Case(12 * img.size, thunks)]
 
+    def in_place_add(shape: tuple[int, ...], other: tuple[int, ...]) -> Callable[[], list[Case]]:
+        """`x += y` into `x` itself (scikit-learn's scalers: `X *= scale; X += min_`)."""
+
+        def setup() -> list[Case]:
+            rng = _rng()
+            x, y = rng.random(shape, dtype=np.float32), rng.random(other, dtype=np.float32)
+            v = _shared(x, y)
+            (fx, fy), (nx, ny) = v["ferroiter"], v["numpy"]
+            thunks: dict[str, Thunk] = {
+                "ferroiter": lambda: fi.add(fx, fy, out=fx),
+                "numpy": lambda: np.add(nx, ny, out=nx),
+            }
+            if torch is not None:
+                tx, ty = v["torch"]
+                thunks["torch"] = lambda: tx.add_(ty)
+            return [Case(8 * x.size, thunks)]
+
+        return setup
+
     def cast(dst_dtype: str, count_: int) -> Callable[[], list[Case]]:
         def setup() -> list[Case]:
             x = _rng().random(count_, dtype=np.float32)
@@ -429,6 +448,12 @@ def mixed_rows(s: Sizes) -> list[Row]:
     return [
         Row("mixed", f"{s.image} + ({c},1,1) into out", bias_add),
         Row("mixed", f"NHWC + NCHW {s.image} allocating", mixed_formats),
+        Row("mixed", "x += y in place, 16K float32", in_place_add((1 << 14,), (1 << 14,))),
+        Row(
+            "mixed",
+            f"x += row in place, ({s.math // 50}, 50) float32",
+            in_place_add((s.math // 50, 50), (50,)),
+        ),
         Row("mixed", f"float32 -> float16 {count(s.alloc)} into out", cast("float16", s.alloc)),
         Row("mixed", f"float32 -> float64 {count(s.alloc)} into out", cast("float64", s.alloc)),
     ]
