@@ -471,9 +471,25 @@ def overhead_rows(s: Sizes) -> list[Row]:
             thunks["torch"] = lambda: ta + tb
         return [Case(0, thunks)]
 
+    def minus_row(rows: int, cols: int) -> list[Case]:
+        """`X - row` into `out`: a small array of many short rows (scikit-learn's features)."""
+        rng = _rng()
+        x = rng.random((rows, cols))
+        v = _shared(x, x[0].copy(), np.empty_like(x))
+        (fx, fr, fo), (nx, nr, no) = v["ferroiter"], v["numpy"]
+        thunks: dict[str, Thunk] = {
+            "ferroiter": lambda: fi.sub(fx, fr, out=fo),
+            "numpy": lambda: np.subtract(nx, nr, out=no),
+        }
+        if torch is not None:
+            tx, tr, to = v["torch"]
+            thunks["torch"] = lambda: torch.sub(tx, tr, out=to)
+        return [Case(0, thunks)]
+
     return [
         Row("overhead", "a + b, 1 element (us)", lambda: tiny(1)),
         Row("overhead", "a + b, 1000 elements (us)", lambda: tiny(1000)),
+        Row("overhead", "X - row, (400, 4) float64 into out (us)", lambda: minus_row(400, 4)),
     ]
 
 

@@ -34,21 +34,8 @@ unsafe fn row<O>(o: *mut O, start: usize, n: usize, g: impl Fn(usize) -> O) {
     }
 }
 
-/// [`row`] in `isa`'s copy: AVX2 (8 f32 lanes instead of SSE2's 4; integer shifts by a
-/// vector, so the float16 conversions vectorize) where the CPU has it. FMA and F16C only
-/// change the instructions of what the code asks for explicitly (`mul_add` is fused either
-/// way, and Rust never fuses `a * b + c` on its own), so results are the same as the baseline
-/// copy's.
-///
-/// # Safety
-/// As for [`row`].
-#[inline(always)]
-unsafe fn run_row<O>(isa: Isa, o: *mut O, start: usize, n: usize, g: impl Fn(usize) -> O) {
-    // SAFETY: guaranteed by the caller.
-    in_copy!(isa, unsafe { row(o, start, n, g) })
-}
-
-/// `o[i] = g(i)` for `i < n`, an output row of a block: [`run_row`], with its whole lines
+/// `o[i] = g(i)` for `i < n`, an output row of a block, inside the block's ISA copy (see
+/// [`map1`]): [`row`], with its whole lines
 /// streamed when the block says so (its `stream_out`, see [`stream::staged_rows`]) and
 /// the row is at least [`crate::exec::stores::MIN_STREAMED_ROW`] bytes, or in blocks when
 /// `in_place` ([`in_place_row`]). The values are the same either way.
@@ -69,15 +56,15 @@ unsafe fn out_row<O, G: Fn(usize) -> O + Clone>(
         // what `staged_rows` asks; the caller's guarantees cover `g` for every index `< n`.
         unsafe {
             stream::staged_rows(isa, o, n, |dst, start, count| {
-                run_row(isa, dst, start, count, g.clone())
+                row(dst, start, count, g.clone())
             })
         }
     } else if in_place {
         // SAFETY: guaranteed by the caller.
-        unsafe { in_place_row(isa, o, n, g) }
+        unsafe { in_place_row(o, n, g) }
     } else {
         // SAFETY: guaranteed by the caller.
-        unsafe { run_row(isa, o, 0, n, g) }
+        unsafe { row(o, 0, n, g) }
     }
 }
 
@@ -88,7 +75,7 @@ const IN_PLACE_BLOCK: usize = 64;
 #[repr(C, align(64))]
 struct Stage([u8; IN_PLACE_BLOCK]);
 
-/// [`run_row`] for a row whose output is also one of its inputs, element for element (an
+/// [`row`] for a row whose output is also one of its inputs, element for element (an
 /// in-place op such as `x += y`): LLVM guards its vectorized loop with a test that the output
 /// does not overlap an input, which an exact alias fails, so such rows ran the scalar loop.
 /// Here each block of [`IN_PLACE_BLOCK`] bytes is computed into a local (registers, once
@@ -101,17 +88,7 @@ struct Stage([u8; IN_PLACE_BLOCK]);
 /// # Safety
 /// As for [`row`] with `start` 0.
 #[inline(always)]
-unsafe fn in_place_row<O, G: Fn(usize) -> O + Clone>(isa: Isa, o: *mut O, n: usize, g: G) {
-    // SAFETY: guaranteed by the caller.
-    in_copy!(isa, unsafe { blocks_row(o, n, g) })
-}
-
-/// [`in_place_row`]'s loop, in the caller's ISA copy.
-///
-/// # Safety
-/// As for [`row`] with `start` 0.
-#[inline(always)]
-unsafe fn blocks_row<O>(o: *mut O, n: usize, g: impl Fn(usize) -> O) {
+unsafe fn in_place_row<O>(o: *mut O, n: usize, g: impl Fn(usize) -> O) {
     if size_of::<O>() > IN_PLACE_BLOCK {
         // SAFETY: guaranteed by the caller.
         return unsafe { row(o, 0, n, g) };
@@ -151,10 +128,25 @@ fn in_place(po: *mut u8, out_width: usize, inputs: &[(*const u8, usize)]) -> boo
 
 /// `out = f(a)` over a block (operands: out, a). Contiguous rows take a loop the compiler
 /// vectorizes; a broadcast input is read once per row (in the strided loop too).
+///
+/// The whole block runs in one ISA copy ([`Isa::avx2`]): AVX2 (8 f32 lanes instead of SSE2's 4;
+/// integer shifts by a vector, so the float16 conversions vectorize) where the CPU has it.
+/// FMA and F16C only change the instructions of what the code asks for explicitly (`mul_add`
+/// is fused either way, and Rust never fuses `a * b + c` on its own), so results are the same
+/// as the baseline copy's. One call into the copy per block, not per row: rows of a few
+/// elements paid for the call each (a (400, 4) float64 array minus a row into `out`: 5.4 us
+/// -> 4.2, torch 2.7; docs/performance-notes.md).
 pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
+    let isa = Isa::avx2();
+    in_copy!(isa, map1_rows(isa, blk, f))
+}
+
+/// [`map1`]'s rows, in the copy `isa`.
+#[inline(always)]
+fn map1_rows<A: Copy, O: Copy>(isa: Isa, blk: &Block, f: impl Fn(A) -> O + Clone) {
     let (so, sa) = (blk.strides0[0], blk.strides0[1]);
     let path = InnerLoop::of(blk.strides0, &[size_of::<O>(), size_of::<A>()], 1);
-    let (isa, stream) = (Isa::avx2(), blk.stream_out);
+    let stream = blk.stream_out;
     let row_bytes = blk.size0 * size_of::<A>();
     let ahead = match path {
         InnerLoop::Vectorized => rows_ahead(row_bytes, blk.strides1[1], blk.size1),
@@ -183,12 +175,9 @@ pub(crate) fn map1<A: Copy, O: Copy>(blk: &Block, f: impl Fn(A) -> O + Clone) {
                     }
                 }
                 InnerLoop::Strided => {
-                    let (f, n) = (f.clone(), blk.size0);
-                    in_copy!(isa, {
-                        for i in 0..n {
-                            put(po, i, so, f(get::<A>(pa, i, sa)));
-                        }
-                    })
+                    for i in 0..blk.size0 {
+                        put(po, i, so, f(get::<A>(pa, i, sa)));
+                    }
                 }
             }
         }
@@ -244,12 +233,20 @@ pub(super) fn prefetch_row_ahead(
 }
 
 /// `out = f(a, b)` over a block (operands: out, a, b), with torch's three paths: all
-/// contiguous, one input a broadcast scalar (stride 0) with the rest contiguous, or strided.
+/// contiguous, one input a broadcast scalar (stride 0) with the rest contiguous, or strided;
+/// in one ISA copy per block, as [`map1`].
 pub(crate) fn map2<A: Copy, B: Copy, O: Copy>(blk: &Block, f: impl Fn(A, B) -> O + Clone) {
+    let isa = Isa::avx2();
+    in_copy!(isa, map2_rows(isa, blk, f))
+}
+
+/// [`map2`]'s rows, in the copy `isa`.
+#[inline(always)]
+fn map2_rows<A: Copy, B: Copy, O: Copy>(isa: Isa, blk: &Block, f: impl Fn(A, B) -> O + Clone) {
     let (so, sa, sb) = (blk.strides0[0], blk.strides0[1], blk.strides0[2]);
     let sizes = [size_of::<O>(), size_of::<A>(), size_of::<B>()];
     let path = InnerLoop::of(blk.strides0, &sizes, 1);
-    let (n, isa, stream) = (blk.size0, Isa::avx2(), blk.stream_out);
+    let (n, stream) = (blk.size0, blk.stream_out);
     let ahead = |k: usize| match path {
         InnerLoop::Vectorized => rows_ahead(n * sizes[k], blk.strides1[k], blk.size1),
         _ => None,
@@ -285,12 +282,9 @@ pub(crate) fn map2<A: Copy, B: Copy, O: Copy>(blk: &Block, f: impl Fn(A, B) -> O
                     out_row(stream, own, isa, o, n, move |i| f(a.add(i).read(), bv));
                 }
                 InnerLoop::Strided => {
-                    let f = f.clone();
-                    in_copy!(isa, {
-                        for i in 0..n {
-                            put(po, i, so, f(get::<A>(pa, i, sa), get::<B>(pb, i, sb)));
-                        }
-                    })
+                    for i in 0..n {
+                        put(po, i, so, f(get::<A>(pa, i, sa), get::<B>(pb, i, sb)));
+                    }
                 }
             }
         }
@@ -299,8 +293,19 @@ pub(crate) fn map2<A: Copy, B: Copy, O: Copy>(blk: &Block, f: impl Fn(A, B) -> O
 }
 
 /// `out = f(a, b, c)` over a block (operands: out, a, b, c), with the same three paths as
-/// [`map2`].
+/// [`map2`], in one ISA copy per block.
 pub(crate) fn map3<A: Copy, B: Copy, C: Copy, O: Copy>(
+    blk: &Block,
+    f: impl Fn(A, B, C) -> O + Clone,
+) {
+    let isa = Isa::avx2();
+    in_copy!(isa, map3_rows(isa, blk, f))
+}
+
+/// [`map3`]'s rows, in the copy `isa`.
+#[inline(always)]
+fn map3_rows<A: Copy, B: Copy, C: Copy, O: Copy>(
+    isa: Isa,
     blk: &Block,
     f: impl Fn(A, B, C) -> O + Clone,
 ) {
@@ -312,7 +317,7 @@ pub(crate) fn map3<A: Copy, B: Copy, C: Copy, O: Copy>(
         size_of::<C>(),
     ];
     let path = InnerLoop::of(s, &sizes, 1);
-    let (n, isa, stream) = (blk.size0, Isa::avx2(), blk.stream_out);
+    let (n, stream) = (blk.size0, blk.stream_out);
     for j in 0..blk.size1 {
         let (po, pa, pb, pc) = (
             blk.row(0, j),
@@ -354,17 +359,14 @@ pub(crate) fn map3<A: Copy, B: Copy, C: Copy, O: Copy>(
                     });
                 }
                 InnerLoop::Strided => {
-                    let f = f.clone();
-                    in_copy!(isa, {
-                        for i in 0..n {
-                            let (x, y, z) = (
-                                get::<A>(pa, i, s[1]),
-                                get::<B>(pb, i, s[2]),
-                                get::<C>(pc, i, s[3]),
-                            );
-                            put(po, i, s[0], f(x, y, z));
-                        }
-                    })
+                    for i in 0..n {
+                        let (x, y, z) = (
+                            get::<A>(pa, i, s[1]),
+                            get::<B>(pb, i, s[2]),
+                            get::<C>(pc, i, s[3]),
+                        );
+                        put(po, i, s[0], f(x, y, z));
+                    }
                 }
             }
         }
