@@ -81,9 +81,9 @@ struct Stage([u8; IN_PLACE_BLOCK]);
 /// Here each block of [`IN_PLACE_BLOCK`] bytes is computed into a local (registers, once
 /// optimized) before it is stored, so its loads come before its stores, as in the
 /// element-by-element loop, and no overlap test is needed. (1 thread, `x += row` over (83886,
-/// 50) float32: 1.47 ms -> 0.70, where 1 KiB staged through memory gave 1.10; 16K-element `x
-/// += y` 1.9x faster; the whole-row staging lost to the scalar loop on out-of-place rows, which
-/// keep LLVM's loop.)
+/// 50) float32 in a harness: 1.47 ms -> 0.70, where 1 KiB staged through memory gave 1.10;
+/// on the bench 2.7-3.0x, 16K-element `x += y` 2.2-2.5x. Rows out of place keep LLVM's loop:
+/// there the blocks lost up to 2.5x on long rows in the AVX-512 copy.)
 ///
 /// # Safety
 /// As for [`row`] with `start` 0.
