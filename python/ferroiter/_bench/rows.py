@@ -113,6 +113,25 @@ def _shared(*arrays: np.ndarray[Any, Any]) -> dict[str, list[Any]]:
     return views
 
 
+def _into_out(
+    op: str, numpy_op: Callable[..., Any], *arrays: np.ndarray[Any, Any]
+) -> dict[str, Thunk]:
+    """`op(a, b, out=o)` in each library on the same memory (`arrays`: a, b, o); `op` names
+    the function in ferroiter and torch, `numpy_op` is numpy's ufunc."""
+    v = _shared(*arrays)
+    (fa, fb, fo), (na, nb, no) = v["ferroiter"], v["numpy"]
+    fi_op = getattr(fi, op)
+    thunks: dict[str, Thunk] = {
+        "ferroiter": lambda: fi_op(fa, fb, out=fo),
+        "numpy": lambda: numpy_op(na, nb, out=no),
+    }
+    if torch is not None:
+        ta, tb, to = v["torch"]
+        torch_op = getattr(torch, op)
+        thunks["torch"] = lambda: torch_op(ta, tb, out=to)
+    return thunks
+
+
 # ---- groups ----------------------------------------------------------------------------------
 
 
@@ -122,20 +141,8 @@ def memory_rows(s: Sizes) -> list[Row]:
     def add_out(n: int) -> Callable[[], list[Case]]:
         def setup() -> list[Case]:
             rng = _rng()
-            v = _shared(
-                rng.random(n, dtype=np.float32),
-                rng.random(n, dtype=np.float32),
-                np.zeros(n, np.float32),
-            )
-            (fa, fb, fo), (na, nb, no) = v["ferroiter"], v["numpy"]
-            thunks: dict[str, Thunk] = {
-                "ferroiter": lambda: fi.add(fa, fb, out=fo),
-                "numpy": lambda: np.add(na, nb, out=no),
-            }
-            if torch is not None:
-                ta, tb, to = v["torch"]
-                thunks["torch"] = lambda: torch.add(ta, tb, out=to)
-            return [Case(12 * n, thunks)]
+            a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+            return [Case(12 * n, _into_out("add", np.add, a, b, np.zeros(n, np.float32)))]
 
         return setup
 
@@ -386,16 +393,7 @@ def mixed_rows(s: Sizes) -> list[Row]:
         rng = _rng()
         img = rng.random(s.image, dtype=np.float32)
         bias = rng.random((c, 1, 1), dtype=np.float32)
-        v = _shared(img, bias, np.zeros_like(img))
-        (fi_img, fi_bias, fi_out), (np_img, np_bias, np_out) = v["ferroiter"], v["numpy"]
-        thunks: dict[str, Thunk] = {
-            "ferroiter": lambda: fi.add(fi_img, fi_bias, out=fi_out),
-            "numpy": lambda: np.add(np_img, np_bias, out=np_out),
-        }
-        if torch is not None:
-            t_img, t_bias, t_out = v["torch"]
-            thunks["torch"] = lambda: torch.add(t_img, t_bias, out=t_out)
-        return [Case(8 * img.size, thunks)]
+        return [Case(8 * img.size, _into_out("add", np.add, img, bias, np.zeros_like(img)))]
 
     def mixed_formats() -> list[Case]:
         rng = _rng()
@@ -475,16 +473,7 @@ def overhead_rows(s: Sizes) -> list[Row]:
         """`X - row` into `out`: a small array of many short rows (scikit-learn's features)."""
         rng = _rng()
         x = rng.random((rows, cols))
-        v = _shared(x, x[0].copy(), np.empty_like(x))
-        (fx, fr, fo), (nx, nr, no) = v["ferroiter"], v["numpy"]
-        thunks: dict[str, Thunk] = {
-            "ferroiter": lambda: fi.sub(fx, fr, out=fo),
-            "numpy": lambda: np.subtract(nx, nr, out=no),
-        }
-        if torch is not None:
-            tx, tr, to = v["torch"]
-            thunks["torch"] = lambda: torch.sub(tx, tr, out=to)
-        return [Case(0, thunks)]
+        return [Case(0, _into_out("sub", np.subtract, x, x[0].copy(), np.empty_like(x)))]
 
     return [
         Row("overhead", "a + b, 1 element (us)", lambda: tiny(1)),
