@@ -4,7 +4,8 @@
 
 use super::chunks::Chunks;
 use super::pool;
-use super::raw::{Block, Walk};
+use super::raw::{run_flat, Block, Walk};
+use super::stores;
 use super::tiled;
 use crate::error::Result;
 use crate::plan::TensorIterator;
@@ -54,8 +55,17 @@ pub fn for_each(plan: &TensorIterator, grain: usize, f: impl Fn(&Block) + Sync) 
     if numel == 0 {
         return Ok(());
     }
-    let walk = Walk::new(plan, tiled::decide(plan).tiling());
     let threads = pool::get_num_threads();
+    if plan.ndim() == 1
+        && numel <= grain.max(1)
+        && !plan.config.kernel_is_byte_copy
+        && !stores::elementwise_streams(plan)
+    {
+        // one serial block, untiled (one dim) and unstreamed: no walk to build (the commonest
+        // call, a small contiguous op, spent a fifth of its time there)
+        return pool::parallel_for(1, threads, &|_| run_flat(plan, &f));
+    }
+    let walk = Walk::new(plan, tiled::decide(plan).tiling());
     let chunks = Chunks::new(numel, grain, threads);
     // `parallel_safe` is asked last: it costs more, and small plans never get there.
     if chunks.count <= 1 || pool::in_parallel_region() || !plan.parallel_safe() {
@@ -162,6 +172,58 @@ mod tests {
             }
         }
         panic!("no worker took part in 50 loops");
+    }
+
+    /// A one-dim plan up to a grain runs as one block without a walk: the whole plan, each
+    /// operand at its first element with its plan stride (0 for a broadcast input); a larger
+    /// one still runs in the walk's blocks, covering the same elements.
+    #[test]
+    fn small_one_dim_plans_run_as_one_block() {
+        let a = Array::full(
+            &[7],
+            Scalar::Float(1.0),
+            DType::F64,
+            MemoryFormat::Contiguous,
+        )
+        .unwrap();
+        let row = Array::full(
+            &[1],
+            Scalar::Float(2.0),
+            DType::F64,
+            MemoryFormat::Contiguous,
+        )
+        .unwrap()
+        .expand(&[7])
+        .unwrap();
+        let mut config = TensorIteratorConfig::new();
+        config.add_output(None).add_input(a.clone()).add_input(row);
+        let plan = config.build().unwrap();
+        assert_eq!(plan.ndim(), 1);
+        let out = plan.output(0).unwrap().clone();
+        for grain in [7, 1000, 3] {
+            let blocks = Mutex::new(Vec::new());
+            for_each(&plan, grain, |b: &Block| {
+                let strides: Vec<isize> = (0..3).map(|k| b.stride0(k)).collect();
+                blocks.lock().unwrap().push((
+                    b.at(0, 0, 0) as usize,
+                    b.at(1, 0, 0) as usize,
+                    strides,
+                    b.size0(),
+                    b.size1(),
+                ));
+            })
+            .unwrap();
+            let mut blocks = blocks.into_inner().unwrap();
+            blocks.sort();
+            let covered: usize = blocks.iter().map(|b| b.3 * b.4).sum();
+            assert_eq!(covered, 7);
+            assert_eq!(blocks[0].0, out.data_ptr());
+            assert_eq!(blocks[0].1, a.data_ptr());
+            assert_eq!(blocks[0].2, vec![8, 8, 0]);
+            if grain >= 7 {
+                assert_eq!(blocks.len(), 1, "grain {grain}");
+            }
+        }
     }
 
     /// Every element's address is handed out exactly once, at any grain and thread count.

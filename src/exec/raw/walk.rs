@@ -70,6 +70,34 @@ pub(crate) struct Walk<'p> {
     memory: PhantomData<&'p ()>,
 }
 
+/// Runs `f` once on the whole of a one-dim plan: the block [`Walk::run`] hands over for a
+/// plan that is neither tiled, packed, permuted nor streamed, without building the walk.
+/// `for_each` takes it for small plans (up to a grain), where building the walk cost a
+/// 1-element add 1,700 of its 9,700 instructions (callgrind).
+pub(crate) fn run_flat(plan: &TensorIterator, f: &impl Fn(&Block)) {
+    let ops = plan.operands();
+    debug_assert_eq!(plan.ndim(), 1);
+    let ptrs: PerOperand<*mut u8> = ops
+        .iter()
+        .map(|op| {
+            op.array
+                .as_ref()
+                .map_or(std::ptr::null_mut(), |a| a.data_ptr() as *mut u8)
+        })
+        .collect();
+    let strides0: PerOperand<isize> = ops
+        .iter()
+        .map(|op| op.stride_bytes.first().copied().unwrap_or(0))
+        .collect();
+    let strides1: PerOperand<isize> = smallvec![0; ops.len()];
+    // SAFETY: the plan's guarantees (see the module invariants): each operand's byte stride
+    // along the plan's one dim addresses `numel` elements of its dtype inside its array's
+    // storage, which the plan keeps alive while `f` runs; outputs are writable. Dim 1 has
+    // size 1, so its strides are never stepped.
+    let block = unsafe { Block::new(&ptrs, &strides0, &strides1, plan.numel(), 1) };
+    f(&block);
+}
+
 impl<'p> Walk<'p> {
     /// The walk over a plan's operands (tiled as `tiling` says; untiled, with its output rows
     /// streamed when [`crate::exec::stores::elementwise_streams`] says so).
