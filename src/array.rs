@@ -297,7 +297,7 @@ impl Array {
             )));
         }
         let nbytes = storage_nbytes(shape, strides, dtype.itemsize(), 0)?;
-        let mut strides = strides.to_vec();
+        let mut strides = crate::dims::copy_dims(strides);
         for d in (0..strides.len()).rev() {
             if strides[d] < 0 {
                 strides[d] = if d + 1 == strides.len() {
@@ -308,8 +308,8 @@ impl Array {
             }
         }
         let layout = Layout {
-            shape: shape.into(),
-            strides: strides.into(),
+            shape: crate::dims::copy_dims(shape),
+            strides,
             offset: 0,
         };
         Array::from_parts(alloc(nbytes)?, layout, dtype)

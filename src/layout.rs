@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::memory_format::{self as mf, MemoryFormat};
 use crate::shape::{self, fmt_shape, wrap_dim};
 
+use crate::dims::copy_dims;
 pub use crate::dims::{Dims, Strides};
 
 /// Where a view's elements live in its storage, in elements.
@@ -20,12 +21,12 @@ pub struct Layout {
 }
 
 impl Clone for Layout {
-    /// A copy of the inline dims (`from_slice` copies them at once; the derived clone goes
-    /// element by element through an iterator, which shows on tiny ops).
+    /// A copy of the inline dims ([`copy_dims`]; the derived clone goes element by element
+    /// through an iterator, which shows on tiny ops).
     fn clone(&self) -> Self {
         Layout {
-            shape: Dims::from_slice(&self.shape),
-            strides: Strides::from_slice(&self.strides),
+            shape: copy_dims(&self.shape),
+            strides: copy_dims(&self.strides),
             offset: self.offset,
         }
     }
