@@ -85,32 +85,37 @@ pub fn dtype_from_py(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
 }
 
 /// The numpy descriptor of a dtype (bfloat16 comes from `ml_dtypes`), cached per dtype.
+/// bfloat16's is looked up only when asked for: importing `ml_dtypes` took 0.85-1.2 s (its
+/// extension registers its types with numpy), which every first `.dtype` of a process paid
+/// when one cache held all the descriptors.
 pub fn dtype_to_numpy<'py>(py: Python<'py>, dtype: DType) -> PyResult<Bound<'py, PyArrayDescr>> {
     static CACHE: PyOnceLock<Vec<Option<Py<PyArrayDescr>>>> = PyOnceLock::new();
-    let cache = CACHE.get_or_try_init(py, || -> PyResult<_> {
-        let np_dtype = py.import("numpy")?.getattr("dtype")?;
-        let mut out = Vec::new();
-        for d in DType::ALL {
-            let descr = match d {
-                DType::BF16 => py
-                    .import("ml_dtypes")
-                    .and_then(|m| m.getattr("bfloat16"))
-                    .and_then(|t| np_dtype.call1((t,)))
-                    .ok(),
-                DType::ComplexHalf => None,
-                other => Some(np_dtype.call1((other.name(),))?),
-            };
-            out.push(
-                descr
-                    .map(|x| x.cast_into::<PyArrayDescr>())
-                    .transpose()?
-                    .map(Bound::unbind),
-            );
-        }
-        Ok(out)
-    })?;
-    let index = DType::ALL.iter().position(|&d| d == dtype).unwrap_or(0);
-    match &cache[index] {
+    static BFLOAT16: PyOnceLock<Option<Py<PyArrayDescr>>> = PyOnceLock::new();
+    let np_dtype = |name: &Bound<'py, PyAny>| -> PyResult<Py<PyArrayDescr>> {
+        let descr = py.import("numpy")?.getattr("dtype")?.call1((name,))?;
+        Ok(descr.cast_into::<PyArrayDescr>()?.unbind())
+    };
+    let descr = if dtype == DType::BF16 {
+        BFLOAT16.get_or_init(py, || {
+            py.import("ml_dtypes")
+                .and_then(|m| m.getattr("bfloat16"))
+                .and_then(|t| np_dtype(&t))
+                .ok()
+        })
+    } else {
+        let cache = CACHE.get_or_try_init(py, || -> PyResult<_> {
+            DType::ALL
+                .iter()
+                .map(|&d| match d {
+                    DType::BF16 | DType::ComplexHalf => Ok(None),
+                    other => np_dtype(PyString::new(py, other.name()).as_any()).map(Some),
+                })
+                .collect()
+        })?;
+        let index = DType::ALL.iter().position(|&d| d == dtype).unwrap_or(0);
+        &cache[index]
+    };
+    match descr {
         Some(descr) => Ok(descr.bind(py).clone()),
         None if dtype == DType::BF16 => Err(Error::type_(
             "numpy has no bfloat16 dtype; install ml_dtypes (pip install ml_dtypes) to see bfloat16 arrays in numpy",
