@@ -134,6 +134,29 @@ def test_reductions_with_axis_and_keepdims_match_strict(x, name, keepdims, data)
     np.testing.assert_allclose(np.asarray(mine), expected, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("axis", [0, 1, None])
+def test_var_std_are_nan_exactly_where_a_group_holds_a_nan_or_an_infinity(name, dtype, axis):
+    """The kernel's var/std are NaN for a group with a NaN or an infinity (the namespace adds
+    no check of its own) and finite elsewhere, over groups of 1 to 40 values (axis None: one
+    group of them all)."""
+    rng = np.random.default_rng(7)
+    for rows in (1, 2, 3, 17, 40):
+        values = rng.normal(size=(rows, 6)).astype(dtype)
+        values[rng.integers(0, rows), 1] = np.inf
+        values[rng.integers(0, rows), 2] = -np.inf
+        values[rng.integers(0, rows), 3] = np.nan
+        values[:, 4] = np.inf
+        for correction in range(min(rows, 2)):
+            got = np.asarray(
+                getattr(xp, name)(xp.asarray(values), axis=axis, correction=correction)
+            )
+            finite = np.isfinite(values).all(axis=axis)
+            assert np.isnan(got[~finite]).all(), (rows, correction, got)
+            assert np.isfinite(got[finite]).all(), (rows, correction, got)
+
+
 @given(xps.arrays(xps.integer_dtypes(), xps.array_shapes(max_dims=3)))
 def test_integer_sum_takes_the_default_integer_dtype(x):
     _same(xp.sum(x), strict.sum(_strict(x)))

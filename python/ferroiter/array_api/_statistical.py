@@ -19,12 +19,9 @@ from ._dtypes import (
     DEFAULT_INT,
     DEFAULT_UINT,
     FLOATING,
-    SIGNED,
-    UNSIGNED,
     DType,
     as_dtype,
 )
-from ._dtypes import bool as bool_dtype
 from ._helpers import cast, unwrap, wrap
 
 if TYPE_CHECKING:
@@ -37,12 +34,18 @@ def normalize_axes(axis: _Axis, ndim: int) -> tuple[int, ...]:
     """``axis`` as a tuple of distinct non-negative dims (None: all); IndexError/ValueError."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    n = builtins.max(ndim, 1)
+    if isinstance(axis, int):
+        # the common call, without the loop and the repeat check
+        if not -n <= axis < n:
+            raise IndexError(f"axis {axis} is out of bounds for an array of {ndim} dimensions")
+        return (axis % n,)
+    axes = tuple(axis)
     out = []
     for ax in axes:
-        if not -builtins.max(ndim, 1) <= ax < builtins.max(ndim, 1):
+        if not -n <= ax < n:
             raise IndexError(f"axis {ax} is out of bounds for an array of {ndim} dimensions")
-        out.append(ax % builtins.max(ndim, 1))
+        out.append(ax % n)
     if len(set(out)) != len(out):
         raise ValueError("repeated axis")
     return tuple(out)
@@ -63,7 +66,17 @@ def _reduce(
 ) -> _fi.Array:
     """``fn`` over ``axis`` with the standard's ``axis``/``keepdims`` meaning."""
     a = unwrap(x)
-    axes = normalize_axes(axis, a.ndim)
+    return _reduce_axes(fn, a, normalize_axes(axis, a.ndim), keepdims, **kwargs)
+
+
+def _reduce_axes(
+    fn: Callable[..., _fi.Array],
+    a: _fi.Array,
+    axes: tuple[int, ...],
+    keepdims: bool,
+    **kwargs: Any,
+) -> _fi.Array:
+    """``_reduce`` over axes already normalized (``normalize_axes``)."""
     if a.ndim == 0:
         out = fn(a, **kwargs)
         return out
@@ -74,11 +87,17 @@ def _reduce(
 
 
 def _sum_dtype(dt: DType, dtype: object) -> DType:
+    """The standard's dtype of a sum or product: bool and signed integers in the default
+    integer, unsigned ones in the default unsigned (by kind: comparing numpy dtypes one by one
+    cost more than the reduction of a small array)."""
     if dtype is not None:
         return as_dtype(dtype)
-    if dt == bool_dtype or dt in SIGNED:
+    kind = dt.kind
+    if kind in "fc":
+        return dt
+    if kind in "bi":
         return DEFAULT_INT
-    if dt in UNSIGNED:
+    if kind == "u":
         return DEFAULT_UINT
     return dt
 
@@ -89,7 +108,7 @@ def sum(x: Array, /, *, axis: _Axis = None, dtype: object = None, keepdims: bool
     axes = normalize_axes(axis, a.ndim)
     if a.ndim and not axes:
         return wrap(cast(a, dt).clone())
-    return wrap(cast(_reduce(_fi.sum, cast(a, dt), axis, keepdims), dt))
+    return wrap(cast(_reduce_axes(_fi.sum, cast(a, dt), axes, keepdims), dt))
 
 
 def prod(x: Array, /, *, axis: _Axis = None, dtype: object = None, keepdims: bool = False) -> Array:
@@ -128,12 +147,8 @@ def _var_like(
     if a.ndim == 0 or not axes:
         # nothing reduced: every "group" is one element
         return _var_like(fn, a.unsqueeze(a.ndim), a.ndim, correction, False)
-    out = fn(a, list(axes), correction=correction, keepdim=keepdims)
-    # a NaN or infinity among the values makes the variance NaN (ferroiter's kernel can give 0
-    # or inf there): the mean is then not finite
-    m = _fi.mean(a, list(axes), keepdims)
-    d = _fi.sub(m, m)
-    return _fi.where(_fi.ne(d, d), float("nan"), out)
+    # (a NaN or infinity among a group's values makes its variance NaN in the kernel itself)
+    return fn(a, list(axes), correction=correction, keepdim=keepdims)
 
 
 def var(
@@ -165,7 +180,7 @@ def _extreme(fn: Callable[..., _fi.Array], x: object, axis: _Axis, keepdims: boo
         raise ValueError("max/min of an empty axis has no identity")
     if a.dtype in COMPLEX_FLOATING:
         raise TypeError("max/min are not defined for complex arrays")
-    return wrap(_reduce(fn, a, axis, keepdims))
+    return wrap(_reduce_axes(fn, a, axes, keepdims))
 
 
 def max(x: Array, /, *, axis: _Axis = None, keepdims: bool = False) -> Array:
