@@ -40,8 +40,10 @@ def is_array(x: object) -> bool:
 
 
 def cast(a: _fi.Array, dtype: DType) -> _fi.Array:
-    """``a`` in ``dtype`` (itself when it already has it)."""
-    return a if a.dtype == dtype else a.to(dtype)
+    """``a`` in ``dtype`` (itself when it already has it: ferroiter hands out one numpy dtype
+    object per dtype, so identity answers before numpy's slower ``==``)."""
+    own = a.dtype
+    return a if own is dtype or own == dtype else a.to(dtype)
 
 
 def np_view(a: _fi.Array) -> np.ndarray[Any, Any]:
