@@ -70,6 +70,16 @@ pub(crate) struct Walk<'p> {
     memory: PhantomData<&'p ()>,
 }
 
+/// Each operand's pointer to its first element (null for an output not yet allocated, which
+/// a built plan never has): where the walk and [`run_flat`] start.
+fn operand_bases(plan: &TensorIterator) -> impl Iterator<Item = *mut u8> + '_ {
+    plan.operands().iter().map(|op| {
+        op.array
+            .as_ref()
+            .map_or(std::ptr::null_mut(), |a| a.data_ptr() as *mut u8)
+    })
+}
+
 /// Runs `f` once on the whole of a one-dim plan: the block [`Walk::run`] hands over for a
 /// plan that is neither tiled, packed, permuted nor streamed, without building the walk.
 /// `for_each` takes it for small plans (up to a grain), where building the walk cost a
@@ -77,14 +87,7 @@ pub(crate) struct Walk<'p> {
 pub(crate) fn run_flat(plan: &TensorIterator, f: &impl Fn(&Block)) {
     let ops = plan.operands();
     debug_assert_eq!(plan.ndim(), 1);
-    let ptrs: PerOperand<*mut u8> = ops
-        .iter()
-        .map(|op| {
-            op.array
-                .as_ref()
-                .map_or(std::ptr::null_mut(), |a| a.data_ptr() as *mut u8)
-        })
-        .collect();
+    let ptrs: PerOperand<*mut u8> = operand_bases(plan).collect();
     let strides0: PerOperand<isize> = ops
         .iter()
         .map(|op| op.stride_bytes.first().copied().unwrap_or(0))
@@ -103,11 +106,7 @@ impl<'p> Walk<'p> {
     /// streamed when [`crate::exec::stores::elementwise_streams`] says so).
     pub(crate) fn new(plan: &'p TensorIterator, tiling: Option<Tiling>) -> Walk<'p> {
         let ops = plan.operands();
-        let bases = ops.iter().map(|op| {
-            op.array
-                .as_ref()
-                .map_or(std::ptr::null_mut(), |a| a.data_ptr() as *mut u8)
-        });
+        let bases = operand_bases(plan);
         let widths: PerOperand<usize> = ops.iter().map(|op| op.itemsize()).collect();
         // an untiled copy may walk the plan's dims in the input's order (`tiled::input_order`)
         let order = if tiling.is_none() {
