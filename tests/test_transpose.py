@@ -154,18 +154,22 @@ def test_streamed_permuting_copy_by_bands_of_rows() -> None:
     assert ("walked along the columns" in text) == (avx512 and near_last_level()), text
 
 
-def lane_permutes(itemsize: int) -> bool:
-    """Whether exec/cpu.rs `avx512_permutes` holds for elements of `itemsize` bytes: AVX-512F
-    for 4 and 8, BW for 2, VBMI for 1 (and the kernels run at that level)."""
-    if fi._ferroiter._simd_level() != "avx512f":
+def lane_merges(itemsize: int, ways: int) -> bool:
+    """Whether exec/permute.rs `PermuteCopy::ways` merges tiles of `ways` rows or columns of
+    `itemsize`-byte elements: with AVX-512's lane permutes (exec/cpu.rs `avx512_permutes`:
+    AVX-512F for 4 and 8 bytes, BW for 2, VBMI for 1, at the level the kernels run), else with
+    byte shuffles (AVX2 on x86-64, NEON on aarch64) up to `shuffled_ways` ways."""
+    build = fi._ferroiter._build_info()
+    if itemsize not in (1, 2, 4, 8):
         return False
-    try:
+    if build["cpu_capability"] == "avx512":
         with open("/proc/cpuinfo") as f:
             flags = f.read().split()
-    except OSError:
-        return False
-    need = {1: ["avx512bw", "avx512vbmi"], 2: ["avx512bw"]}.get(itemsize, [])
-    return all(flag in flags for flag in need)
+        need = {1: ["avx512bw", "avx512vbmi"], 2: ["avx512bw"]}.get(itemsize, [])
+        if all(flag in flags for flag in need):
+            return True
+    shuffles = build["target_arch"] == "aarch64" or build["cpu_capability"] in ("avx2", "avx512")
+    return shuffles and ways <= {1: 8, 2: 7}.get(itemsize, 5)
 
 
 @pytest.mark.parametrize(
@@ -184,16 +188,17 @@ def lane_permutes(itemsize: int) -> bool:
 def test_few_channels_to_and_from_channels_last(channels, dtype, images) -> None:
     """Images of 3, 4 and 8 channels (RGB, RGBA) to NHWC and back, the float32 ones large
     enough to stream: the permuting copy's tiles are the channels by up to 2048 pixels, their
-    offset tables stepping evenly and made once (exec/raw/permute.rs); with AVX-512 each tile
-    is merged lane by lane into (or out of) its one run, without register transposes, for
-    every element size the CPU has lane permutes for (exec/raw/interleave.rs). At 1 and 2
+    offset tables stepping evenly and made once (exec/raw/permute.rs); each tile is merged
+    lane by lane into (or out of) its one run, without register transposes, with AVX-512's
+    lane permutes (exec/raw/interleave.rs) or AVX2's and NEON's byte shuffles
+    (exec/raw/lane_shuffle.rs). At 1 and 2
     threads and chunks of a tiny grain, against torch."""
     shape = (images, channels, 224, 224)
     nhwc = (shape[0], shape[2], shape[3], shape[1])
     for threads, grain in PARALLELISM:
         check_permuted(shape, (0, 2, 3, 1), dtype, threads, grain)
         check_permuted(nhwc, (0, 3, 1, 2), dtype, threads, grain)
-    merged = lane_permutes(torch.empty(0, dtype=dtype).element_size())
+    merged = lane_merges(torch.empty(0, dtype=dtype).element_size(), channels)
     np_dtype = torch_to_numpy(torch.empty(0, dtype=dtype)).dtype
     for dims, perm, way in [
         (shape, (0, 2, 3, 1), "interleaving"),

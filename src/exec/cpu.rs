@@ -143,6 +143,32 @@ pub fn avx512_permutes(width: usize) -> bool {
         }
 }
 
+/// Whether the kernels may shuffle the bytes of 16-byte lanes (`raw::lane_shuffle`: AVX2's
+/// `vpshufb`, NEON's `tbl`), which merge a few rows or columns of 1-, 2-, 4- or 8-byte
+/// elements where AVX-512's lane permutes are missing ([`avx512_permutes`]).
+pub fn byte_shuffles(width: usize) -> bool {
+    matches!(width, 1 | 2 | 4 | 8) && {
+        #[cfg(target_arch = "x86_64")]
+        {
+            avx2()
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            true
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        {
+            false
+        }
+    }
+}
+
+/// Whether the permuting copy may merge a few rows or columns of `width`-byte elements lane
+/// by lane: with AVX-512's lane permutes, or else with byte shuffles.
+pub fn lane_merges(width: usize) -> bool {
+    avx512_permutes(width) || byte_shuffles(width)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

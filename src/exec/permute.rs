@@ -159,6 +159,20 @@ pub enum Ways {
 /// and 16 stores per block near `k = 9`.
 pub const MAX_WAYS: usize = 8;
 
+/// Most rows (or columns) a tile of `width`-byte elements is merged for with byte shuffles
+/// (`raw::lane_shuffle`, where AVX-512's lane permutes are missing): past these the other kernels
+/// were faster. A/B on the 2-core Zen 3 (AVX2, 1 thread, 8 MiB images (N, k, 224, 224) <-> (N, 224,
+/// 224, k), in docs/performance-notes.md): the merges won for every width up to 5 ways (1.4-33x),
+/// lost from 6 ways for 4- and 8-byte elements (0.26-0.88x against the register transposes) and at
+/// 8 ways for 2-byte ones (0.55x one way); bytes have no faster kernel (run by run: 1-5 GB/s).
+pub const fn shuffled_ways(width: usize) -> usize {
+    match width {
+        1 => 8,
+        2 => 7,
+        _ => 5,
+    }
+}
+
 /// Shortest long side (elements) of a tile merged lane by lane ([`Ways`]). Against the
 /// register transposes (2-core Zen 4, 1 thread, float32 (N, k, L) <-> (N, L, k), one process
 /// alternating): from 128 the merge won nearly everywhere (1.0-3.4x for k = 3 and 5, 0.86-1.9x
@@ -169,16 +183,21 @@ pub const MIN_MERGED_EDGE: usize = 128;
 
 impl PermuteCopy {
     /// Whether the tiles are merged lane by lane ([`Ways`]): elements of 1, 2, 4 or 8 bytes
-    /// whose lane permutes this CPU has ([`super::cpu::avx512_permutes`]), and either all
+    /// that this CPU merges ([`super::cpu::lane_merges`]), and either all
     /// the rows (2 to [`MAX_WAYS`]) in every tile with the output's columns one after the
     /// other (the tile one output run), or all the columns with the input's rows one after
     /// the other; tiles at least [`MIN_MERGED_EDGE`] long the other way.
     pub fn ways(&self) -> Option<Ways> {
-        if !super::cpu::avx512_permutes(self.elem) {
+        if !super::cpu::lane_merges(self.elem) {
             return None;
         }
         let (r, c) = (self.rows.len(), self.cols.len());
-        let few = |n: usize| (2..=MAX_WAYS).contains(&n);
+        let most = if super::cpu::avx512_permutes(self.elem) {
+            MAX_WAYS
+        } else {
+            shuffled_ways(self.elem)
+        };
+        let few = |n: usize| (2..=most).contains(&n);
         let run = |n: usize| Some((n * self.elem) as isize);
         if few(r)
             && self.tile_r == r

@@ -515,15 +515,19 @@ fn describe_tile_kernel(p: &PermuteCopy) -> String {
     use super::permute::{TileKernel, RUNS_ALONG_INPUT_ROWS_FROM, STREAMED_RUN_LINES};
     let kernel = TileKernel::for_elem(p.elem);
     if let Some(ways) = p.ways() {
+        let how = if super::cpu::avx512_permutes(p.elem) {
+            "AVX-512 masked permutes"
+        } else {
+            "byte shuffles within 16-byte lanes: AVX2's vpshufb, NEON's tbl"
+        };
         match ways {
             Ways::Interleave(k) => format!(
                 "by interleaving its {k} rows lane by lane into the tile's one output run \
-                 (AVX-512 masked permutes, no transpose; through an image where that run is \
-                 off the lines)"
+                 ({how}, no transpose; through an image where that run is off the lines)"
             ),
             Ways::Deinterleave(k) => format!(
                 "by deinterleaving the tile's one input run lane by lane into its {k} \
-                 columns (AVX-512 masked permutes, no transpose)"
+                 columns ({how}, no transpose)"
             ),
         }
     } else if kernel != TileKernel::Runs {

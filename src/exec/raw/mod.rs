@@ -35,6 +35,7 @@ mod interleave;
 mod isa;
 pub(crate) mod job;
 mod kept;
+mod lane_shuffle;
 mod lanes;
 pub(crate) mod lines;
 #[cfg(target_arch = "x86_64")]

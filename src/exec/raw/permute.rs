@@ -9,7 +9,7 @@
 
 use super::tile_image::{ImageLayout, Images};
 use super::{prefetch_line, SendPtr};
-use crate::exec::permute::{PermuteCopy, TileKernel as Kernel, Ways, STREAMED_RUN_LINES};
+use crate::exec::permute::{PermuteCopy, TileKernel as Kernel, Ways, MAX_WAYS, STREAMED_RUN_LINES};
 
 /// Copies work items `begin..end` of `p` (see [`PermuteCopy::items`]) from the input at `src`
 /// to the output at `dst`.
@@ -137,7 +137,6 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
                 && lines.aligned_to >= 4
                 && (d as usize).is_multiple_of(4)
         };
-        #[cfg(target_arch = "x86_64")]
         if let Some(ways) = ways {
             // an interleaved tile whose output run is off the lines goes through an image
             // (`tile_image`), continued by the tiles that follow it in the output and
@@ -165,7 +164,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
             // plan's with the output columns one run (column c at `cols[0] + e·c·nr`:
             // interleave), or the columns all of them with the input rows one run (row r at
             // `rows[0] + e·r·nc`: deinterleave), and the CPU's lane permutes of `e`-byte
-            // elements (`cpu::avx512_permutes`); streamed only where aligned (checked just
+            // elements (`cpu::lane_merges`); streamed only where aligned (checked just
             // above), and the walk fences after.
             unsafe {
                 match ways {
@@ -182,7 +181,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
                         } else {
                             s
                         };
-                        super::interleave::interleave(
+                        merge_interleave(
                             e,
                             |r| s.wrapping_offset(rows[r]),
                             k,
@@ -192,7 +191,7 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
                             |r| next.wrapping_offset(rows[r]),
                         )
                     }
-                    Ways::Deinterleave(k) => super::interleave::deinterleave(
+                    Ways::Deinterleave(k) => merge_deinterleave(
                         e,
                         s.wrapping_offset(rows[0]),
                         k,
@@ -273,6 +272,57 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
         // SAFETY: the images recorded above, as guaranteed there.
         unsafe { images.flush() };
     }
+}
+
+/// Interleaves a tile's `k` rows into its one output run (`raw::interleave`'s contract):
+/// with AVX-512's lane permutes where the CPU has them for `width`-byte elements, else with
+/// byte shuffles (`raw::lane_shuffle`).
+///
+/// # Safety
+/// As `interleave::interleave`; `cpu::lane_merges(width)` holds.
+unsafe fn merge_interleave(
+    width: usize,
+    row: impl Fn(usize) -> *const u8,
+    k: usize,
+    n: usize,
+    out: *mut u8,
+    stream: bool,
+    next: impl Fn(usize) -> *const u8,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::exec::cpu::avx512_permutes(width) {
+        // SAFETY: the caller's guarantees, and the CPU's lane permutes (just checked).
+        return unsafe { super::interleave::interleave(width, row, k, n, out, stream, next) };
+    }
+    let rows: [*const u8; MAX_WAYS] = std::array::from_fn(|r| row(r.min(k - 1)));
+    let next: [*const u8; MAX_WAYS] = std::array::from_fn(|r| next(r.min(k - 1)));
+    // SAFETY: the caller's guarantees; without the lane permutes, `lane_merges` means
+    // `byte_shuffles`.
+    unsafe { super::lane_shuffle::interleave(width, &rows, k, n, out, stream, &next) }
+}
+
+/// Deinterleaves a tile's one input run into its `k` output columns
+/// (`raw::interleave`'s contract), as [`merge_interleave`] chooses.
+///
+/// # Safety
+/// As `interleave::deinterleave`; `cpu::lane_merges(width)` holds.
+unsafe fn merge_deinterleave(
+    width: usize,
+    inp: *const u8,
+    k: usize,
+    n: usize,
+    col: impl Fn(usize) -> *mut u8,
+    stream: bool,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::exec::cpu::avx512_permutes(width) {
+        // SAFETY: the caller's guarantees, and the CPU's lane permutes (just checked).
+        return unsafe { super::interleave::deinterleave(width, inp, k, n, col, stream) };
+    }
+    let cols: [*mut u8; MAX_WAYS] = std::array::from_fn(|c| col(c.min(k - 1)));
+    // SAFETY: the caller's guarantees; without the lane permutes, `lane_merges` means
+    // `byte_shuffles`.
+    unsafe { super::lane_shuffle::deinterleave(width, inp, k, n, &cols, stream) }
 }
 
 /// Tables of output columns whose [`Described`] a walk keeps.
@@ -699,9 +749,14 @@ mod tests {
             for w in [1, 2, 4, 8] {
                 let p = plan_any_size(shape, |d| so[d] / 4 * w, |d| si[d] / 4 * w, w as usize, 0)
                     .unwrap();
+                // (the tile's short side is the ways; byte shuffles take a few of them)
+                let ways = p.rows.len().min(p.cols.len());
+                let w = w as usize;
                 assert_eq!(
                     p.ways().is_some(),
-                    crate::exec::cpu::avx512_permutes(w as usize),
+                    crate::exec::cpu::avx512_permutes(w)
+                        || crate::exec::cpu::byte_shuffles(w)
+                            && ways <= crate::exec::permute::shuffled_ways(w),
                     "{shape:?} {perm:?}: {p:?}"
                 );
             }
