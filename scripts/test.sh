@@ -6,7 +6,7 @@
 # qemu-user, installing the Debian cross tools and the rustup targets when missing), the Python
 # lints (ruff check, ruff format --check), stubtest and mypy (the type stubs against the
 # extension), and `pytest`. Exits non-zero on any failure. FERROITER_NIGHTLY=1 runs the
-# randomized suites with many more examples.
+# randomized suites with many more examples, and Miri over the core's raw-pointer tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +35,22 @@ if [[ -z "${FERROITER_REQUIRE_ISA+x}" && -z "${FERROITER_CPU_CAPABILITY-}" && -r
     echo "   (FERROITER_REQUIRE_ISA=$require_isa: the CPU's AVX kernels must be tested)"
 fi
 FERROITER_REQUIRE_ISA="$require_isa" cargo test --quiet
+
+if [[ "${FERROITER_NIGHTLY:-0}" == 1 ]]; then
+    section "Miri: the core's raw-pointer tests on the scalar paths (nightly toolchain; FERROITER_NIGHTLY=1)"
+    # Undefined behaviour in the unsafe modules (the walk, the loops, storage, the permuting
+    # copy, the user loops) that the optimized tests could only hit by chance. The scalar
+    # copies only (Miri runs the baseline target; FERROITER_CPU_CAPABILITY=default says so to
+    # the kernels), one thread, and the tests that finish in Miri within 25 s each on the
+    # 2-core machine: scripts/miri-tests.txt, one exact name per line. Isolation off: the
+    # kernels read the cache sizes from /sys and the settings from the environment; leaks
+    # ignored: the pool's workers live as long as the process, by design.
+    rustup toolchain install nightly --profile minimal --component miri,rust-src
+    mapfile -t miri_tests < <(grep -v '^#' scripts/miri-tests.txt)
+    FERROITER_CPU_CAPABILITY=default FERROITER_NUM_THREADS=1 \
+        MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks" \
+        cargo +nightly miri test --quiet --lib -- --exact "${miri_tests[@]}"
+fi
 
 section "the rayon feature's pool test; cargo doc without warnings (every public item documented)"
 cargo test --quiet --features rayon --lib exec::pool

@@ -171,8 +171,13 @@ impl Storage {
         // The whole usable part is marked, so that a later, larger reuse gets huge pages too.
         let usable = len - (start as usize - base as usize);
         // SAFETY: `start..start + usable` is the mapping from `start` on. madvise is only a
-        // hint; its failure is harmless.
-        unsafe { libc::madvise(start as *mut libc::c_void, usable, libc::MADV_HUGEPAGE) };
+        // hint; its failure is harmless. (Miri does not model this advice: left out there.)
+        #[cfg(not(miri))]
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, usable, libc::MADV_HUGEPAGE)
+        };
+        #[cfg(miri)]
+        let _ = usable;
         let ptr =
             NonNull::new(start).ok_or_else(|| Error::value("mmap returned a null pointer"))?;
         Ok(Arc::new(Storage {

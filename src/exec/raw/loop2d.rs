@@ -32,10 +32,15 @@ impl ForeignLoop {
         if address == 0 {
             return None;
         }
+        // the address as a pointer with the provenance its owner exposed (casting a function
+        // pointer to an integer exposes it; Miri refused the bare integer as a dangling
+        // pointer)
+        let function = std::ptr::with_exposed_provenance::<()>(address);
         // SAFETY: a non-null address of a function of this signature (the caller's promise);
-        // function pointers and `usize` have one size on every target the crate builds for.
+        // function pointers and data pointers have one size on every target the crate builds
+        // for.
         Some(ForeignLoop(unsafe {
-            std::mem::transmute::<usize, Loop2dFn>(address)
+            std::mem::transmute::<*const (), Loop2dFn>(function)
         }))
     }
 

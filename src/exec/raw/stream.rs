@@ -72,8 +72,7 @@ pub(crate) fn copy_streamed(blk: &Block, width: usize) -> bool {
             // `width` bytes (checked above), which do not overlap (checked above).
             unsafe { stream_bytes(dst, src, len) };
         }
-        // SAFETY: SSE2 is part of x86-64.
-        unsafe { std::arch::x86_64::_mm_sfence() };
+        super::transpose::fence();
         true
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -298,8 +297,7 @@ pub(super) unsafe fn staged_rows<O>(
 pub(super) fn fence_if(streamed: bool) {
     #[cfg(target_arch = "x86_64")]
     if streamed {
-        // SAFETY: SSE2 is part of x86-64.
-        unsafe { std::arch::x86_64::_mm_sfence() };
+        super::transpose::fence();
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = streamed;
@@ -317,8 +315,7 @@ pub(crate) fn f32_to_f16_rows(blk: &Block, stream: bool) -> bool {
             unsafe { f16_row_f16c(dst, src, blk.size0, stream) };
         }
         if stream {
-            // SAFETY: SSE2 is part of x86-64.
-            unsafe { std::arch::x86_64::_mm_sfence() };
+            super::transpose::fence();
         }
         return true;
     }
@@ -385,8 +382,7 @@ pub(crate) fn f32_to_f64_streamed(blk: &Block) -> bool {
             // not overlapping (checked above).
             unsafe { f64_row_streamed(dst as *mut f64, src as *const f32, n) };
         }
-        // SAFETY: SSE2 is part of x86-64.
-        unsafe { std::arch::x86_64::_mm_sfence() };
+        super::transpose::fence();
         true
     }
     #[cfg(not(target_arch = "x86_64"))]

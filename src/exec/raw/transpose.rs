@@ -219,13 +219,17 @@ unsafe fn copy_any(
 }
 
 /// Orders the non-temporal stores of this thread before anything it does next (a thread
-/// that streamed must fence before another thread may read what it wrote).
+/// that streamed must fence before another thread may read what it wrote). (Miri, which has
+/// no `sfence`, gets a full fence.)
+#[inline(always)]
 pub(crate) fn fence() {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: `sfence` only orders stores; SSE is part of x86-64.
     unsafe {
         std::arch::x86_64::_mm_sfence()
     };
+    #[cfg(miri)]
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
 }
 
 /// The fringe of a line kernel: rows `r0..nr` of columns `c0..nc` (or any sub-tile), through
