@@ -160,11 +160,13 @@ pub enum Ways {
 pub const MAX_WAYS: usize = 8;
 
 /// Most rows (or columns) a tile of `width`-byte elements is merged for with byte shuffles
-/// (`raw::lane_shuffle`, where AVX-512's lane permutes are missing): past these the other kernels
-/// were faster. A/B on the 2-core Zen 3 (AVX2, 1 thread, 8 MiB images (N, k, 224, 224) <-> (N, 224,
-/// 224, k), in docs/performance-notes.md): the merges won for every width up to 5 ways (1.4-33x),
-/// lost from 6 ways for 4- and 8-byte elements (0.26-0.88x against the register transposes) and at
-/// 8 ways for 2-byte ones (0.55x one way); bytes have no faster kernel (run by run: 1-5 GB/s).
+/// (`raw::lane_shuffle`, where AVX-512's lane permutes are missing): past these the other
+/// kernels were faster. A/B on the 2-core Zen 3 (AVX2, 1 thread, 8 MiB images (N, k, 224,
+/// 224) <-> (N, 224, 224, k), in docs/performance-notes.md): the merges won for every width
+/// up to 5 ways (1.2-43x; 8-byte elements into NHWC at 4 ways about even: 0.89x and 1.11x in
+/// two runs), lost from 6 ways for 4- and 8-byte elements (0.26-0.88x against the register
+/// transposes) and at 8 ways for 2-byte ones (0.55x one way); bytes have no faster kernel
+/// (run by run: 1-5 GB/s).
 pub const fn shuffled_ways(width: usize) -> usize {
     match width {
         1 => 8,
@@ -183,10 +185,11 @@ pub const MIN_MERGED_EDGE: usize = 128;
 
 impl PermuteCopy {
     /// Whether the tiles are merged lane by lane ([`Ways`]): elements of 1, 2, 4 or 8 bytes
-    /// that this CPU merges ([`super::cpu::lane_merges`]), and either all
-    /// the rows (2 to [`MAX_WAYS`]) in every tile with the output's columns one after the
-    /// other (the tile one output run), or all the columns with the input's rows one after
-    /// the other; tiles at least [`MIN_MERGED_EDGE`] long the other way.
+    /// that this CPU merges ([`super::cpu::lane_merges`]), and either all the rows (2 to
+    /// [`MAX_WAYS`] with AVX-512's lane permutes, to [`shuffled_ways`] with byte shuffles) in
+    /// every tile with the output's columns one after the other (the tile one output run), or
+    /// all the columns with the input's rows one after the other; tiles at least
+    /// [`MIN_MERGED_EDGE`] long the other way.
     pub fn ways(&self) -> Option<Ways> {
         if !super::cpu::lane_merges(self.elem) {
             return None;

@@ -163,8 +163,8 @@ pub(crate) unsafe fn run(p: &PermuteCopy, dst: SendPtr, src: SendPtr, begin: usi
             // cols[c]` (as for the kernels below); `ways` found the tile's rows all of the
             // plan's with the output columns one run (column c at `cols[0] + e·c·nr`:
             // interleave), or the columns all of them with the input rows one run (row r at
-            // `rows[0] + e·r·nc`: deinterleave), and the CPU's lane permutes of `e`-byte
-            // elements (`cpu::lane_merges`); streamed only where aligned (checked just
+            // `rows[0] + e·r·nc`: deinterleave), and the CPU merges `e`-byte elements
+            // (`cpu::lane_merges`); streamed only where aligned (checked just
             // above), and the walk fences after.
             unsafe {
                 match ways {
