@@ -23,9 +23,9 @@
 use crate::exec::permute::MAX_WAYS;
 
 /// Interleaves `k` rows (`2 <= k <= MAX_WAYS`) of `n` elements of `width` bytes: element
-/// `(r, c)` from `row(r) + width·c` to `out + width·(c·k + r)`; whole 64-byte output vectors
+/// `(r, c)` from `rows[r] + width·c` to `out + width·(c·k + r)`; whole 64-byte output vectors
 /// streamed when `stream` (the caller checked `out` 64-byte aligned, and fences afterwards).
-/// The lines of the next tile's rows (`next(r) + width·c`, any addresses: only prefetched)
+/// The lines of the next tile's rows (`next[r] + width·c`, any addresses: only prefetched)
 /// are asked for as this tile's are read: rows of a few lines each, a few per tile, leave
 /// the hardware prefetchers too little to follow (3 × 128 float32 tiles 1.3-1.8x with it,
 /// 2-core Zen 4).
@@ -35,31 +35,29 @@ use crate::exec::permute::MAX_WAYS;
 /// writable), the two sides do not overlap; `cpu::avx512_permutes(width)` holds.
 pub(super) unsafe fn interleave(
     width: usize,
-    row: impl Fn(usize) -> *const u8,
+    rows: &[*const u8; MAX_WAYS],
     k: usize,
     n: usize,
     out: *mut u8,
     stream: bool,
-    next: impl Fn(usize) -> *const u8,
+    next: &[*const u8; MAX_WAYS],
 ) {
     debug_assert!((2..=MAX_WAYS).contains(&k));
-    let rows: [*const u8; MAX_WAYS] = std::array::from_fn(|r| row(r.min(k - 1)));
-    let next: [*const u8; MAX_WAYS] = std::array::from_fn(|r| next(r.min(k - 1)));
     // SAFETY: the caller's guarantees, which each width's kernel states.
     unsafe {
         match width {
-            1 => bytes::interleave(&rows, k, n, out, stream, &next),
-            2 => halves::interleave(&rows, k, n, out, stream, &next),
-            4 => words::interleave(&rows, k, n, out, stream, &next),
-            8 => doubles::interleave(&rows, k, n, out, stream, &next),
+            1 => bytes::interleave(rows, k, n, out, stream, next),
+            2 => halves::interleave(rows, k, n, out, stream, next),
+            4 => words::interleave(rows, k, n, out, stream, next),
+            8 => doubles::interleave(rows, k, n, out, stream, next),
             _ => unreachable!("no lane permutes of {width}-byte elements"),
         }
     }
 }
 
 /// Deinterleaves `n` rows of `k` elements of `width` bytes (`2 <= k <= MAX_WAYS`): element
-/// `(r, c)` from `inp + width·(r·k + c)` to `col(c) + width·r`; whole 64-byte output
-/// vectors streamed when `stream` (the caller checked every `col(c)` 64-byte aligned, and
+/// `(r, c)` from `inp + width·(r·k + c)` to `cols[c] + width·r`; whole 64-byte output
+/// vectors streamed when `stream` (the caller checked every `cols[c]` 64-byte aligned, and
 /// fences afterwards).
 ///
 /// # Safety
@@ -70,18 +68,17 @@ pub(super) unsafe fn deinterleave(
     inp: *const u8,
     k: usize,
     n: usize,
-    col: impl Fn(usize) -> *mut u8,
+    cols: &[*mut u8; MAX_WAYS],
     stream: bool,
 ) {
     debug_assert!((2..=MAX_WAYS).contains(&k));
-    let cols: [*mut u8; MAX_WAYS] = std::array::from_fn(|c| col(c.min(k - 1)));
     // SAFETY: the caller's guarantees, which each width's kernel states.
     unsafe {
         match width {
-            1 => bytes::deinterleave(inp, k, n, &cols, stream),
-            2 => halves::deinterleave(inp, k, n, &cols, stream),
-            4 => words::deinterleave(inp, k, n, &cols, stream),
-            8 => doubles::deinterleave(inp, k, n, &cols, stream),
+            1 => bytes::deinterleave(inp, k, n, cols, stream),
+            2 => halves::deinterleave(inp, k, n, cols, stream),
+            4 => words::deinterleave(inp, k, n, cols, stream),
+            8 => doubles::deinterleave(inp, k, n, cols, stream),
             _ => unreachable!("no lane permutes of {width}-byte elements"),
         }
     }

@@ -289,13 +289,13 @@ unsafe fn merge_interleave(
     stream: bool,
     next: impl Fn(usize) -> *const u8,
 ) {
+    let rows: [*const u8; MAX_WAYS] = std::array::from_fn(|r| row(r.min(k - 1)));
+    let next: [*const u8; MAX_WAYS] = std::array::from_fn(|r| next(r.min(k - 1)));
     #[cfg(target_arch = "x86_64")]
     if crate::exec::cpu::avx512_permutes(width) {
         // SAFETY: the caller's guarantees, and the CPU's lane permutes (just checked).
-        return unsafe { super::interleave::interleave(width, row, k, n, out, stream, next) };
+        return unsafe { super::interleave::interleave(width, &rows, k, n, out, stream, &next) };
     }
-    let rows: [*const u8; MAX_WAYS] = std::array::from_fn(|r| row(r.min(k - 1)));
-    let next: [*const u8; MAX_WAYS] = std::array::from_fn(|r| next(r.min(k - 1)));
     // SAFETY: the caller's guarantees; without the lane permutes, `lane_merges` means
     // `byte_shuffles`.
     unsafe { super::lane_shuffle::interleave(width, &rows, k, n, out, stream, &next) }
@@ -314,12 +314,12 @@ unsafe fn merge_deinterleave(
     col: impl Fn(usize) -> *mut u8,
     stream: bool,
 ) {
+    let cols: [*mut u8; MAX_WAYS] = std::array::from_fn(|c| col(c.min(k - 1)));
     #[cfg(target_arch = "x86_64")]
     if crate::exec::cpu::avx512_permutes(width) {
         // SAFETY: the caller's guarantees, and the CPU's lane permutes (just checked).
-        return unsafe { super::interleave::deinterleave(width, inp, k, n, col, stream) };
+        return unsafe { super::interleave::deinterleave(width, inp, k, n, &cols, stream) };
     }
-    let cols: [*mut u8; MAX_WAYS] = std::array::from_fn(|c| col(c.min(k - 1)));
     // SAFETY: the caller's guarantees; without the lane permutes, `lane_merges` means
     // `byte_shuffles`.
     unsafe { super::lane_shuffle::deinterleave(width, inp, k, n, &cols, stream) }
