@@ -68,7 +68,7 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
         _ => {}
     }
     let unsupported = || Error::type_(format!("copy_ from {from} to {to} is not supported"));
-    dispatch_all!(from, S => dispatch_all!(to, D => run(&plan, |blk| map1::<S, D>(blk, |x| x.cast::<D>())), else Err(unsupported())), else Err(unsupported()))
+    dispatch_all!(from, S => dispatch_all!(to, D => run(&plan, |blk| map1::<S, D>(blk, Element::cast::<D>)), else Err(unsupported())), else Err(unsupported()))
 }
 
 /// What a conversion gives: the array itself (torch returns `self`: the same tensor object)

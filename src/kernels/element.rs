@@ -317,16 +317,16 @@ mod tests {
 
     #[test]
     fn torch_conversions() {
-        assert_eq!((-1.7f32).cast::<u8>(), 255);
-        assert_eq!(300.0f32.cast::<u8>(), 44);
-        assert_eq!((-2.7f64).cast::<i32>(), -2);
-        assert_eq!(0.1f32.cast::<Bool>(), Bool(1));
-        assert_eq!(f32::NAN.cast::<Bool>(), Bool(1));
-        assert_eq!(256i64.cast::<u8>(), 0);
-        assert_eq!(Bool(7).cast::<i32>(), 1);
-        assert_eq!(((1i64 << 53) + 1).cast::<f64>(), 9007199254740992.0);
-        assert_eq!(16777217i64.cast::<f32>(), 16777216.0);
-        assert_eq!(C64::new(1.5, 2.0).cast::<f64>(), 1.5);
+        assert_eq!(Element::cast::<u8>(-1.7f32), 255);
+        assert_eq!(Element::cast::<u8>(300.0f32), 44);
+        assert_eq!(Element::cast::<i32>(-2.7f64), -2);
+        assert_eq!(Element::cast::<Bool>(0.1f32), Bool(1));
+        assert_eq!(Element::cast::<Bool>(f32::NAN), Bool(1));
+        assert_eq!(Element::cast::<u8>(256i64), 0);
+        assert_eq!(Element::cast::<i32>(Bool(7)), 1);
+        assert_eq!(Element::cast::<f64>((1i64 << 53) + 1), 9007199254740992.0);
+        assert_eq!(Element::cast::<f32>(16777217i64), 16777216.0);
+        assert_eq!(Element::cast::<f64>(C64::new(1.5, 2.0)), 1.5);
     }
 
     #[test]
@@ -340,16 +340,16 @@ mod tests {
             (70000.0, 70000, 70000, 4464),
         ];
         for (v, w64, w32, w16) in cases {
-            assert_eq!(v.cast::<u64>(), w64, "{v}");
-            assert_eq!(v.cast::<u32>(), w32, "{v}");
-            assert_eq!(v.cast::<u16>(), w16, "{v}");
+            assert_eq!(Element::cast::<u64>(v), w64, "{v}");
+            assert_eq!(Element::cast::<u32>(v), w32, "{v}");
+            assert_eq!(Element::cast::<u16>(v), w16, "{v}");
         }
-        assert_eq!(u64::MAX.cast::<f64>(), 18446744073709551616.0);
-        assert_eq!(u64::MAX.cast::<f32>(), 18446744073709551616.0);
-        assert_eq!(u64::MAX.cast::<i64>(), -1);
-        assert_eq!(u64::MAX.cast::<u16>(), u16::MAX);
-        assert_eq!((-1i64).cast::<u64>(), u64::MAX);
-        assert_eq!(u32::MAX.cast::<f32>(), 4294967296.0);
-        assert_eq!(u64::MAX.cast::<Bool>(), Bool(1));
+        assert_eq!(Element::cast::<f64>(u64::MAX), 18446744073709551616.0);
+        assert_eq!(Element::cast::<f32>(u64::MAX), 18446744073709551616.0);
+        assert_eq!(Element::cast::<i64>(u64::MAX), -1);
+        assert_eq!(Element::cast::<u16>(u64::MAX), u16::MAX);
+        assert_eq!(Element::cast::<u64>(-1i64), u64::MAX);
+        assert_eq!(Element::cast::<f32>(u32::MAX), 4294967296.0);
+        assert_eq!(Element::cast::<Bool>(u64::MAX), Bool(1));
     }
 }

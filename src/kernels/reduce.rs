@@ -276,7 +276,7 @@ fn fold<I, A, L, C>(identity: A, lift: L, combine: C) -> Fold<I, A, L, C> {
 fn sum_fold<T: Element, A: Arith>() -> impl Reducer<In = T, Acc = A> {
     Fold {
         identity: A::ZERO,
-        lift: |x: T, _| x.cast::<A>(),
+        lift: |x: T, _| Element::cast::<A>(x),
         combine: |a: A, b: A| a.add(b),
         float_sum: true,
         in_torch_order: false,
@@ -589,16 +589,16 @@ fn sum_prod(prod: bool, a: &Array, mask: &[bool], keepdim: bool) -> Result<Array
     let grain = grain_size();
     crate::dispatch_all!(a.dtype(), T => {
         type A = <T as Accumulate>::Acc;
-        let finish = |acc: A| acc.cast::<<T as Accumulate>::Out>();
+        let finish = |acc: A| Element::cast::<<T as Accumulate>::Out>(acc);
         if prod && matches!(T::DTYPE, DType::F16 | DType::BF16) {
             // torch multiplies float16/bfloat16 in the dtype (each product, exact in float32,
             // rounded to it), in its vector loop's order: [60000, 60000, 0] overflows to inf,
             // then gives nan
-            let round = |a: A, b: A| a.mul(b).cast::<T>().cast::<A>();
-            let f = fold(A::ONE, |x: T, _| x.cast::<A>(), round).in_torch_order();
+            let round = |a: A, b: A| Element::cast::<A>(Element::cast::<T>(a.mul(b)));
+            let f = fold(A::ONE, |x: T, _| Element::cast::<A>(x), round).in_torch_order();
             reduce(&r.plan, &f, finish, grain)?;
         } else if prod {
-            let f = fold(A::ONE, |x: T, _| x.cast::<A>(), |a: A, b: A| a.mul(b));
+            let f = fold(A::ONE, |x: T, _| Element::cast::<A>(x), |a: A, b: A| a.mul(b));
             reduce(&r.plan, &f, finish, grain)?;
         } else {
             reduce(&r.plan, &sum_fold::<T, A>(), finish, grain)?;
@@ -614,7 +614,7 @@ fn mean(a: &Array, mask: &[bool], keepdim: bool) -> Result<Array> {
     let grain = grain_size();
     crate::dispatch_inexact!(a.dtype(), T => {
         type A = <T as Accumulate>::Acc;
-        reduce(&r.plan, &sum_fold::<T, A>(), |acc: A| divide::<T>(acc.cast::<T>(), n), grain)?;
+        reduce(&r.plan, &sum_fold::<T, A>(), |acc: A| divide::<T>(Element::cast::<T>(acc), n), grain)?;
         Ok(r.result)
     }, else Err(unsupported("mean", a.dtype())))
 }
@@ -626,16 +626,16 @@ fn mean(a: &Array, mask: &[bool], keepdim: bool) -> Result<Array> {
 /// infinite part makes the other NaN, as in torch.
 fn divide<T: Element>(s: T, n: usize) -> T {
     match T::DTYPE {
-        DType::F64 => T::from_f64(s.cast::<f64>() / n as f64),
+        DType::F64 => T::from_f64(Element::cast::<f64>(s) / n as f64),
         DType::C64 => {
-            let (s, r) = (s.cast::<C64>(), 1.0 / n as f32);
+            let (s, r) = (Element::cast::<C64>(s), 1.0 / n as f32);
             T::from_c64(C64::new((s.re + s.im * 0.0) * r, (s.im - s.re * 0.0) * r))
         }
         DType::C128 => {
-            let (s, r) = (s.cast::<C128>(), 1.0 / n as f64);
+            let (s, r) = (Element::cast::<C128>(s), 1.0 / n as f64);
             T::from_c128(C128::new((s.re + s.im * 0.0) * r, (s.im - s.re * 0.0) * r))
         }
-        _ => T::from_f32(s.cast::<f32>() / n as f32),
+        _ => T::from_f32(Element::cast::<f32>(s) / n as f32),
     }
 }
 
@@ -989,12 +989,12 @@ pub fn scan_op(
     crate::dispatch_all!(input.dtype(), T => {
         type S = <T as Accumulate>::ScanAcc;
         type O = <T as Accumulate>::Out;
-        let finish = |s: S| s.cast::<O>();
+        let finish = |s: S| Element::cast::<O>(s);
         if prod {
-            let s = ScanFold { identity: S::ONE, step: |acc: S, x: T| acc.mul(x.cast::<S>()), finish, types: PhantomData };
+            let s = ScanFold { identity: S::ONE, step: |acc: S, x: T| acc.mul(Element::cast::<S>(x)), finish, types: PhantomData };
             scan(&plan, line, &s, grain)?;
         } else {
-            let s = ScanFold { identity: S::ZERO, step: |acc: S, x: T| acc.add(x.cast::<S>()), finish, types: PhantomData };
+            let s = ScanFold { identity: S::ZERO, step: |acc: S, x: T| acc.add(Element::cast::<S>(x)), finish, types: PhantomData };
             scan(&plan, line, &s, grain)?;
         }
     }, else return Err(unsupported("cumsum", input.dtype())));

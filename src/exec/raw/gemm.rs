@@ -530,7 +530,7 @@ mod tests {
     fn bits<T: Element>(c: &[T]) -> Vec<u64> {
         c.iter()
             .flat_map(|&x| {
-                let z: C128 = x.cast();
+                let z: C128 = Element::cast(x);
                 [z.re.to_bits(), z.im.to_bits()]
             })
             .collect()
@@ -583,10 +583,11 @@ mod tests {
                             }
                             let mut want = C128::new(0.0, 0.0);
                             for l in 0..k {
-                                let (x, y): (C128, C128) = (at(i, l).cast(), bt(l, j).cast());
+                                let (x, y): (C128, C128) =
+                                    (Element::cast(at(i, l)), Element::cast(bt(l, j)));
                                 want += x * y;
                             }
-                            let got: C128 = base[i * n + j].cast();
+                            let got: C128 = Element::cast(base[i * n + j]);
                             let err = (got - want).norm();
                             assert!(err <= tolerance * (k as f64).sqrt(), "{m}x{k}x{n} {err}");
                         }
