@@ -11,7 +11,7 @@ use super::run::run;
 use super::table::{BinaryOp, Preset, Reflection, UnaryOp};
 use crate::error::{Error, Result};
 use crate::exec::raw::{map2, map2_widened};
-use crate::plan::{Input, TensorIterator, TensorIteratorConfig};
+use crate::plan::{contiguous_kernel_plan, Input, TensorIterator, TensorIteratorConfig};
 use crate::{
     dispatch_all, dispatch_in, dispatch_inexact, dispatch_integral, dispatch_ordered, Array, DType,
     Scalar,
@@ -24,6 +24,57 @@ fn config(op: BinaryOp, out: Option<Array>, a: Input, b: Input) -> TensorIterato
         Preset::Float => TensorIteratorConfig::binary_float_op(out, a, b),
         Preset::Comparison => TensorIteratorConfig::comparison_op(out, a, b),
         _ => TensorIteratorConfig::binary_op(out, a, b),
+    }
+}
+
+/// The plan `op` runs on: made straight from the operands in the commonest cases (see
+/// [`direct_plan`]), else built from the op's config.
+fn kernel_plan(op: BinaryOp, a: &Arg, b: &Arg, out: Option<Array>) -> Result<TensorIterator> {
+    if out.is_none() {
+        if let Some(plan) = direct_plan(op, a, b)? {
+            return Ok(plan);
+        }
+    }
+    let mut config = config(op, out, a.input()?, b.input()?);
+    config.structured(op.is_structured());
+    config.into_kernel_plan()
+}
+
+/// The plan without a config (`plan::contiguous_kernel_plan`) of two contiguous arrays of one
+/// dtype and shape, or of a contiguous array and a Python number that leaves the array's dtype
+/// as the common one (`a * 2` on floats, `a + 1` on integers): the number then becomes a 0-d
+/// array of that dtype at once, converted as the build's temporary would be
+/// (`run::number_array`). Not for the half types, whose `*` and `/` read a number unrounded
+/// from the original (see `binary_tensors`).
+fn direct_plan(op: BinaryOp, a: &Arg, b: &Arg) -> Result<Option<TensorIterator>> {
+    let preset = op.preset();
+    let output_dtype = (preset == Preset::Comparison).then_some(DType::Bool);
+    let float = preset == Preset::Float;
+    let number = |value: Scalar, array: &Array| -> Result<Option<Array>> {
+        let dtype = array.dtype();
+        let common = crate::dtype::result_type(&[a.participant(), b.participant()])?;
+        let contiguous = array.ndim() > 0
+            && array
+                .layout()
+                .is_contiguous(crate::MemoryFormat::Contiguous)
+                == Ok(true);
+        let halves = matches!(dtype, DType::F16 | DType::BF16);
+        if common != dtype || !contiguous || halves || (float && dtype.is_integral(true)) {
+            return Ok(None);
+        }
+        super::run::number_array(value, dtype)
+    };
+    match (a, b) {
+        (Arg::Array(x), Arg::Array(y)) => contiguous_kernel_plan(&[x, y], output_dtype, float),
+        (Arg::Array(x), Arg::Scalar(s)) => match number(*s, x)? {
+            Some(n) => contiguous_kernel_plan(&[x, &n], output_dtype, float),
+            None => Ok(None),
+        },
+        (Arg::Scalar(s), Arg::Array(y)) => match number(*s, y)? {
+            Some(n) => contiguous_kernel_plan(&[&n, y], output_dtype, float),
+            None => Ok(None),
+        },
+        (Arg::Scalar(_), Arg::Scalar(_)) => Ok(None),
     }
 }
 
@@ -308,9 +359,7 @@ pub(crate) fn binary_tensors(
     alpha: Option<Scalar>,
     out: Option<Array>,
 ) -> Result<Array> {
-    let mut config = config(op, out, a.input()?, b.input()?);
-    config.structured(op.is_structured());
-    let plan = config.into_kernel_plan()?;
+    let plan = kernel_plan(op, a, b, out)?;
     let dtype = common_dtype(&plan)?;
     let ni = || Error::NotImplemented {
         kernel: op.kernel_name(),

@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::exec::{for_each, Block};
 use crate::plan::TensorIterator;
-use crate::Array;
+use crate::{Array, DType, MemoryFormat, Scalar};
 
 pub use crate::settings::grain_size;
 
@@ -43,10 +43,23 @@ fn convert_one(converted: &Array, original: &Array) -> Result<bool> {
     if converted.ndim() != 0 || original.ndim() != 0 || to_real {
         return Ok(false);
     }
-    let value = original.item()?;
-    let offset = converted.storage_offset() as usize * converted.itemsize();
-    let storage = converted.storage();
-    crate::dispatch_in!(converted.dtype(), T in [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F32, F64, C64, C128] => {
+    write_number(converted, original.item()?)
+}
+
+/// A Python number as a 0-d array of `dtype`, converted as the build's temporary of a wrapped
+/// number is ([`convert_one`]): what a kernel's direct plan reads (`binary::kernel_plan`).
+/// `None` for a dtype `convert_one` leaves to the copy kernel (the half types).
+pub(crate) fn number_array(value: Scalar, dtype: DType) -> Result<Option<Array>> {
+    let array = Array::empty(&[], dtype, MemoryFormat::Contiguous)?;
+    Ok(write_number(&array, value)?.then_some(array))
+}
+
+/// Writes `value` into the 0-d `array` with `Element`'s conversion from the number;
+/// `false` (nothing written) for the half types, which the copy kernel rounds through float32.
+fn write_number(array: &Array, value: Scalar) -> Result<bool> {
+    let offset = array.storage_offset() as usize * array.itemsize();
+    let storage = array.storage();
+    crate::dispatch_in!(array.dtype(), T in [Bool, U8, U16, U32, U64, I8, I16, I32, I64, F32, F64, C64, C128] => {
         storage.write_elements(offset, &[super::args::scalar_as::<T>(value)])?;
         Ok(true)
     }, else Ok(false))
@@ -55,7 +68,6 @@ fn convert_one(converted: &Array, original: &Array) -> Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DType, MemoryFormat, Scalar};
 
     /// The direct conversion of a wrapped number gives the copy kernel's bits, for every
     /// number kind into every dtype it handles.

@@ -10,7 +10,7 @@ use super::run::run;
 use super::table::{Preset, UnaryOp};
 use crate::error::{Error, Result};
 use crate::exec::raw::map1;
-use crate::plan::{TensorIterator, TensorIteratorConfig};
+use crate::plan::{contiguous_kernel_plan, TensorIterator, TensorIteratorConfig};
 use crate::{
     dispatch_all, dispatch_inexact, dispatch_integral, dispatch_ordered, Array, DType,
     MemoryFormat, Scalar,
@@ -126,14 +126,25 @@ pub fn unary(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
     if op.preset() == Preset::Predicate {
         return super::predicates::predicate(op, a, out);
     }
-    let mut config = match op.preset() {
-        Preset::Float => TensorIteratorConfig::unary_float_op(out, a.clone()),
-        _ => TensorIteratorConfig::unary_op(out, a.clone()),
+    let float = op.preset() == Preset::Float;
+    let direct = match out {
+        None => contiguous_kernel_plan(&[a], None, float)?,
+        Some(_) => None,
     };
-    // (torch's unary functions here are structured kernels; only the float ones can compute
-    // through a temporary, which is when it shows)
-    config.structured(true);
-    let plan = config.into_kernel_plan()?;
+    let plan = match direct {
+        Some(plan) => plan,
+        None => {
+            let mut config = if float {
+                TensorIteratorConfig::unary_float_op(out, a.clone())
+            } else {
+                TensorIteratorConfig::unary_op(out, a.clone())
+            };
+            // (torch's unary functions here are structured kernels; only the float ones can
+            // compute through a temporary, which is when it shows)
+            config.structured(true);
+            config.into_kernel_plan()?
+        }
+    };
     let dtype = common_dtype(&plan)?;
     let ni = || Error::NotImplemented {
         kernel: op.kernel_name(),

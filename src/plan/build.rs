@@ -136,6 +136,83 @@ fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<Tens
     }))
 }
 
+/// The contiguous shortcut's plan made straight from a kernel's arrays, for the commonest calls
+/// (`a + b`, `a * 2`, `sqrt(a)`, no `out=`): inputs of one dtype, none blocked, each either
+/// contiguous with the shape of the first that has dims, or 0-d (a number the kernel reads
+/// everywhere: stride 0), and one new output of `output_dtype` (`None`: the inputs' dtype),
+/// which the kernel writes in full. The phases would conclude exactly this plan (see
+/// [`contiguous_shortcut`]; with a 0-d input they find no fast setup, but coalesce to the
+/// same one dim, unless the shape is empty); making it here skips filling a config, moving it into an `Arc` and cloning
+/// the inputs twice (a quarter of a 1-element add) and, for a number, wrapping it in a
+/// float64 array and converting it before the loop. `None`: not that case (an integer input
+/// where `promote_integers_to_float` asks for true division, say): build from a config.
+/// The plan's config is a shared one without operands: such a plan is run by its kernel at
+/// once, never explained.
+pub(crate) fn contiguous_kernel_plan(
+    inputs: &[&Array],
+    output_dtype: Option<DType>,
+    promote_integers_to_float: bool,
+) -> Result<Option<TensorIterator>> {
+    let Some(first) = inputs.iter().find(|a| a.ndim() > 0) else {
+        return Ok(None);
+    };
+    let dtype = first.dtype();
+    // (with a number, the phases keep an empty shape's dims uncoalesced)
+    let numbers = inputs.iter().any(|a| a.ndim() == 0);
+    // with a number the phases sort the dims by stride, size-1 dims included: only the
+    // canonical strides surely give a contiguous output (torch's fast setup ignores them)
+    let canonical = numbers.then(|| crate::dims::contiguous_strides(first.shape()));
+    let true_division_of_integers = promote_integers_to_float && dtype.is_integral(true);
+    let empty_beside_a_number = numbers && first.numel() == 0;
+    let applies = !true_division_of_integers
+        && !empty_beside_a_number
+        && inputs.iter().all(|a| {
+            a.dtype() == dtype
+                && a.blocking().is_none()
+                && (a.ndim() == 0
+                    || (a.shape() == first.shape()
+                        && a.layout().is_contiguous(MemoryFormat::Contiguous) == Ok(true)
+                        && canonical.as_ref().is_none_or(|c| a.strides() == &c[..])))
+        });
+    if !applies {
+        return Ok(None);
+    }
+    static KERNEL_CONFIG: std::sync::OnceLock<Arc<TensorIteratorConfig>> =
+        std::sync::OnceLock::new();
+    let config = KERNEL_CONFIG.get_or_init(|| {
+        let mut c = TensorIteratorConfig::new();
+        c.outputs_written_in_full = true;
+        Arc::new(c)
+    });
+    let out_dtype = output_dtype.unwrap_or(dtype);
+    let out = Array::contiguous_kernel_output(first, out_dtype)?;
+    let mut operands = Operands::new();
+    let mut output = Operand::new(Some(out), true);
+    output.stride_bytes = smallvec::smallvec![out_dtype.itemsize() as isize];
+    operands.push(output);
+    for &a in inputs {
+        let stride = if a.ndim() == 0 { 0 } else { dtype.itemsize() };
+        let mut input = Operand::new(Some(a.clone()), false);
+        input.stride_bytes = smallvec::smallvec![stride as isize];
+        operands.push(input);
+    }
+    Ok(Some(TensorIterator {
+        operands,
+        noutputs: 1,
+        shape: smallvec::smallvec![first.numel()],
+        // (the phases' permutation: a fast setup's after coalescing, else the stride sort's,
+        // every dim reversed)
+        perm: match numbers {
+            false => smallvec::smallvec![0],
+            true => (0..first.ndim()).rev().collect(),
+        },
+        fast_setup: (!numbers).then_some(FastSetup::Contiguous),
+        common_dtype: Some(dtype),
+        config: config.clone(),
+        trace: String::new(),
+    }))
+}
+
 /// `build` of a config the caller keeps (explain() rebuilds from the plan's own config).
 pub(crate) fn build_shared(
     config: Arc<TensorIteratorConfig>,

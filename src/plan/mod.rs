@@ -16,6 +16,7 @@ pub mod reduction;
 mod resize;
 mod trace;
 
+pub(crate) use build::contiguous_kernel_plan;
 pub use config::{Input, TensorIteratorConfig};
 pub(crate) use dim_counter::{DimCounter, INLINE_DIMS};
 pub use iterator::{FastSetup, Step, TensorIterator};

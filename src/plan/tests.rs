@@ -396,4 +396,60 @@ proptest! {
             (s, p) => prop_assert_eq!(s.err().map(|e| e.to_string()), p.err().map(|e| e.to_string())),
         }
     }
+
+    /// The plan a kernel makes straight from its arrays (no `out=`) is the plan the phases
+    /// build from the op's config, whenever it applies; and it applies to every call of one
+    /// dtype whose operands are contiguous of one shape or 0-d (on either side; not beside an
+    /// empty array), except true division of integers.
+    #[test]
+    fn contiguous_kernel_plan_agrees_with_the_phases(
+        shape in proptest::collection::vec(0usize..=3, 0..=4),
+        dtype in prop_oneof![Just(DType::F32), Just(DType::I64), Just(DType::Bool), Just(DType::F16), Just(DType::C64)],
+        preset in 0usize..5,
+        other_b in 0usize..5,
+        swap in proptest::bool::ANY,
+        odd_ones in proptest::bool::ANY,
+    ) {
+        let a = Array::empty(&shape, dtype, MemoryFormat::Contiguous).unwrap();
+        // still contiguous with any stride on its size-1 dims, which the stride sort reads
+        let canonical = crate::dims::contiguous_strides(&shape);
+        let odd: Vec<isize> = shape.iter().zip(&canonical).map(|(&n, &s)| if n == 1 { 7 } else { s }).collect();
+        let a = if odd_ones { a.as_strided(&shape, &odd, None).unwrap() } else { a };
+        let b = match other_b {
+            // a permuted view, another dtype, another (broadcast) shape, a 0-d array, a match
+            1 if shape.len() > 1 => {
+                let reversed: Vec<usize> = shape.iter().rev().copied().collect();
+                let dims: Vec<i64> = (0..shape.len() as i64).rev().collect();
+                Array::empty(&reversed, dtype, MemoryFormat::Contiguous).unwrap().permute(&dims).unwrap()
+            }
+            2 => Array::empty(&shape, DType::F64, MemoryFormat::Contiguous).unwrap(),
+            3 => Array::empty(&[1], dtype, MemoryFormat::Contiguous).unwrap(),
+            4 => Array::full(&[], crate::Scalar::Int(1), dtype, MemoryFormat::Contiguous).unwrap(),
+            _ => Array::empty(&shape, dtype, MemoryFormat::Contiguous).unwrap(),
+        };
+        let (x, y) = if swap { (&b, &a) } else { (&a, &b) };
+        let input = |array: &Array| Input::array(array.clone());
+        let (config, inputs, output_dtype, float) = match preset {
+            0 => (TensorIteratorConfig::binary_op(None, input(x), input(y)), vec![x, y], None, false),
+            1 => (TensorIteratorConfig::binary_float_op(None, input(x), input(y)), vec![x, y], None, true),
+            2 => (TensorIteratorConfig::comparison_op(None, input(x), input(y)), vec![x, y], Some(DType::Bool), false),
+            3 => (TensorIteratorConfig::unary_op(None, x.clone()), vec![x], None, false),
+            _ => (TensorIteratorConfig::unary_float_op(None, x.clone()), vec![x], None, true),
+        };
+        let direct = build::contiguous_kernel_plan(&inputs, output_dtype, float).unwrap();
+        let contiguous = |z: &Array| z.is_contiguous_as(MemoryFormat::Contiguous).unwrap();
+        let with_dims = inputs.iter().find(|z| z.ndim() > 0);
+        let number = inputs.iter().any(|z| z.ndim() == 0);
+        let plain = |z: &Array| z.strides() == &crate::dims::contiguous_strides(z.shape())[..];
+        let fits = |z: &Array| Some(z.dtype()) == with_dims.map(|w| w.dtype())
+            && (z.ndim() == 0 || (Some(z.shape()) == with_dims.map(|w| w.shape()) && contiguous(z) && (!number || plain(z))));
+        let expected = with_dims.is_some_and(|w| !(number && w.numel() == 0))
+            && inputs.iter().all(|z| fits(z))
+            && !(float && with_dims.is_some_and(|w| w.dtype().is_integral(true)));
+        prop_assert_eq!(direct.is_some(), expected);
+        if let Some(direct) = direct {
+            let phases = build::build_shared(std::sync::Arc::new(config), false).unwrap();
+            prop_assert_eq!(summary(&direct), summary(&phases));
+        }
+    }
 }
