@@ -142,12 +142,12 @@ fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<Tens
 /// everywhere: stride 0), and one new output of `output_dtype` (`None`: the inputs' dtype),
 /// which the kernel writes in full. The phases would conclude exactly this plan (see
 /// [`contiguous_shortcut`]; with a 0-d input they find no fast setup, but coalesce to the
-/// same one dim, unless the shape is empty); making it here skips filling a config, moving it into an `Arc` and cloning
+/// same one dim); making it here skips filling a config, moving it into an `Arc` and cloning
 /// the inputs twice (a quarter of a 1-element add) and, for a number, wrapping it in a
 /// float64 array and converting it before the loop. `None`: not that case (an integer input
-/// where `promote_integers_to_float` asks for true division, say): build from a config.
-/// The plan's config is a shared one without operands: such a plan is run by its kernel at
-/// once, never explained.
+/// where `promote_integers_to_float` asks for true division, an empty shape beside a number,
+/// non-canonical strides beside a number): build from a config. The plan's config is a
+/// shared one without operands: such a plan is run by its kernel at once, never explained.
 pub(crate) fn contiguous_kernel_plan(
     inputs: &[&Array],
     output_dtype: Option<DType>,
@@ -157,12 +157,12 @@ pub(crate) fn contiguous_kernel_plan(
         return Ok(None);
     };
     let dtype = first.dtype();
-    // (with a number, the phases keep an empty shape's dims uncoalesced)
     let numbers = inputs.iter().any(|a| a.ndim() == 0);
     // with a number the phases sort the dims by stride, size-1 dims included: only the
     // canonical strides surely give a contiguous output (torch's fast setup ignores them)
     let canonical = numbers.then(|| crate::dims::contiguous_strides(first.shape()));
     let true_division_of_integers = promote_integers_to_float && dtype.is_integral(true);
+    // (with a number, the phases keep an empty shape's dims uncoalesced)
     let empty_beside_a_number = numbers && first.numel() == 0;
     let applies = !true_division_of_integers
         && !empty_beside_a_number
