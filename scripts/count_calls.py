@@ -33,6 +33,8 @@ import ferroiter as fi
 import ferroiter.array_api as xp
 a1, b1 = fi.asarray(np.ones(1)), fi.asarray(np.ones(1))
 a, b = fi.asarray(np.ones(1000)), fi.asarray(np.ones(1000))
+c, X, row = fi.asarray(np.ones(1000)), fi.asarray(np.ones((200, 8))), fi.asarray(np.ones(8))
+nc, nX, nrow = np.ones(1000), np.ones((200, 8)), np.ones(8)
 na1, nb1, na, nb = np.ones(1), np.ones(1), np.ones(1000), np.ones(1000)
 A, B = xp.asarray(np.ones(1000)), xp.asarray(np.ones(1000))
 S = xp.asarray(np.ones((200, 8)))
@@ -47,6 +49,12 @@ CALLS = {
     "a * 2, 1000": "a * 2",
     "2 - a, 1000": "2 - a",
     "a < b, 1000": "a < b",
+    "numpy a += 2, 1000": "na.__iadd__(2)",
+    "a += 2, 1000": "c.__iadd__(2)",
+    "a += b, 1000": "c.__iadd__(b)",
+    "add(a, b, out=c), 1000": "fi.add(a, b, out=c)",
+    "numpy X - row, (200, 8)": "nX - nrow",
+    "X - row, (200, 8)": "X - row",
     "sqrt(a), 1000": "fi.sqrt(a)",
     "sum(a), 1000": "fi.sum(a)",
     "namespace A + B, 1000": "A + B",

@@ -30,10 +30,8 @@ fn config(op: BinaryOp, out: Option<Array>, a: Input, b: Input) -> TensorIterato
 /// The plan `op` runs on: made straight from the operands in the commonest cases (see
 /// [`direct_plan`]), else built from the op's config.
 fn kernel_plan(op: BinaryOp, a: &Arg, b: &Arg, out: Option<Array>) -> Result<TensorIterator> {
-    if out.is_none() {
-        if let Some(plan) = direct_plan(op, a, b)? {
-            return Ok(plan);
-        }
+    if let Some(plan) = direct_plan(op, a, b, out.as_ref())? {
+        return Ok(plan);
     }
     let mut config = config(op, out, a.input()?, b.input()?);
     config.structured(op.is_structured());
@@ -42,11 +40,17 @@ fn kernel_plan(op: BinaryOp, a: &Arg, b: &Arg, out: Option<Array>) -> Result<Ten
 
 /// The plan without a config (`plan::contiguous_kernel_plan`) of two contiguous arrays of one
 /// dtype and shape, or of a contiguous array and a Python number that leaves the array's dtype
-/// as the common one (`a * 2` on floats, `a + 1` on integers): the number then becomes a 0-d
-/// array of that dtype at once, converted as the build's temporary would be
-/// (`run::number_array`). Not for the half types, whose `*` and `/` read a number unrounded
-/// from the original (see `binary_tensors`).
-fn direct_plan(op: BinaryOp, a: &Arg, b: &Arg) -> Result<Option<TensorIterator>> {
+/// as the common one (`a * 2` on floats, `a + 1` on integers, `a += 2`): the number then
+/// becomes a 0-d array of that dtype at once, converted as the build's temporary would be
+/// (`run::number_array`). `out`: a given output (`out=`, or `a` itself in place), taken as it
+/// is or left to the config's phases. Not for the half types, whose `*` and `/` read a number
+/// unrounded from the original (see `binary_tensors`).
+fn direct_plan(
+    op: BinaryOp,
+    a: &Arg,
+    b: &Arg,
+    out: Option<&Array>,
+) -> Result<Option<TensorIterator>> {
     let preset = op.preset();
     let output_dtype = (preset == Preset::Comparison).then_some(DType::Bool);
     let float = preset == Preset::Float;
@@ -59,19 +63,26 @@ fn direct_plan(op: BinaryOp, a: &Arg, b: &Arg) -> Result<Option<TensorIterator>>
                 .is_contiguous(crate::MemoryFormat::Contiguous)
                 == Ok(true);
         let halves = matches!(dtype, DType::F16 | DType::BF16);
-        if common != dtype || !contiguous || halves || (float && dtype.is_integral(true)) {
+        let out_fits = out.is_none_or(|o| o.dtype() == dtype);
+        if common != dtype
+            || !contiguous
+            || halves
+            || (float && dtype.is_integral(true))
+            || !out_fits
+        {
             return Ok(None);
         }
         super::run::number_array(value, dtype)
     };
+    let plan = |inputs: &[&Array]| contiguous_kernel_plan(inputs, output_dtype, float, out);
     match (a, b) {
-        (Arg::Array(x), Arg::Array(y)) => contiguous_kernel_plan(&[x, y], output_dtype, float),
+        (Arg::Array(x), Arg::Array(y)) => plan(&[x, y]),
         (Arg::Array(x), Arg::Scalar(s)) => match number(*s, x)? {
-            Some(n) => contiguous_kernel_plan(&[x, &n], output_dtype, float),
+            Some(n) => plan(&[x, &n]),
             None => Ok(None),
         },
         (Arg::Scalar(s), Arg::Array(y)) => match number(*s, y)? {
-            Some(n) => contiguous_kernel_plan(&[&n, y], output_dtype, float),
+            Some(n) => plan(&[&n, y]),
             None => Ok(None),
         },
         (Arg::Scalar(_), Arg::Scalar(_)) => Ok(None),

@@ -127,11 +127,7 @@ pub fn unary(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
         return super::predicates::predicate(op, a, out);
     }
     let float = op.preset() == Preset::Float;
-    let direct = match out {
-        None => contiguous_kernel_plan(&[a], None, float)?,
-        Some(_) => None,
-    };
-    let plan = match direct {
+    let plan = match contiguous_kernel_plan(&[a], None, float, out.as_ref())? {
         Some(plan) => plan,
         None => {
             let mut config = if float {

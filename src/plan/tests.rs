@@ -397,18 +397,21 @@ proptest! {
         }
     }
 
-    /// The plan a kernel makes straight from its arrays (no `out=`) is the plan the phases
-    /// build from the op's config, whenever it applies; and it applies to every call of one
-    /// dtype whose operands are contiguous of one shape or 0-d (on either side; not beside an
-    /// empty array), except true division of integers.
+    /// The plan a kernel makes straight from its arrays is the plan the phases build from the
+    /// op's config, whenever it applies; and it applies to every call of one dtype whose
+    /// operands are contiguous of one shape or 0-d (on either side; not beside an empty
+    /// array), or contiguous rows that broadcast along the leading dims (none of size 0 or 1;
+    /// not beside a number), except true division of integers — with a new output, or a given
+    /// one (`out=`, or the first input itself, in place) of that shape and dtype, contiguous.
     #[test]
     fn contiguous_kernel_plan_agrees_with_the_phases(
         shape in proptest::collection::vec(0usize..=3, 0..=4),
         dtype in prop_oneof![Just(DType::F32), Just(DType::I64), Just(DType::Bool), Just(DType::F16), Just(DType::C64)],
         preset in 0usize..5,
-        other_b in 0usize..5,
+        other_b in 0usize..7,
         swap in proptest::bool::ANY,
         odd_ones in proptest::bool::ANY,
+        given in 0usize..4,
     ) {
         let a = Array::empty(&shape, dtype, MemoryFormat::Contiguous).unwrap();
         // still contiguous with any stride on its size-1 dims, which the stride sort reads
@@ -416,7 +419,8 @@ proptest! {
         let odd: Vec<isize> = shape.iter().zip(&canonical).map(|(&n, &s)| if n == 1 { 7 } else { s }).collect();
         let a = if odd_ones { a.as_strided(&shape, &odd, None).unwrap() } else { a };
         let b = match other_b {
-            // a permuted view, another dtype, another (broadcast) shape, a 0-d array, a match
+            // a permuted view, another dtype, another (broadcast) shape, a 0-d array, rows of
+            // the last dims (one, or all but the first after a 1), a match
             1 if shape.len() > 1 => {
                 let reversed: Vec<usize> = shape.iter().rev().copied().collect();
                 let dims: Vec<i64> = (0..shape.len() as i64).rev().collect();
@@ -425,26 +429,60 @@ proptest! {
             2 => Array::empty(&shape, DType::F64, MemoryFormat::Contiguous).unwrap(),
             3 => Array::empty(&[1], dtype, MemoryFormat::Contiguous).unwrap(),
             4 => Array::full(&[], crate::Scalar::Int(1), dtype, MemoryFormat::Contiguous).unwrap(),
+            5 if !shape.is_empty() => Array::empty(&shape[shape.len() - 1..], dtype, MemoryFormat::Contiguous).unwrap(),
+            6 if !shape.is_empty() => {
+                let row: Vec<usize> = std::iter::once(1).chain(shape[1..].iter().copied()).collect();
+                Array::empty(&row, dtype, MemoryFormat::Contiguous).unwrap()
+            }
             _ => Array::empty(&shape, dtype, MemoryFormat::Contiguous).unwrap(),
         };
         let (x, y) = if swap { (&b, &a) } else { (&a, &b) };
-        let input = |array: &Array| Input::array(array.clone());
-        let (config, inputs, output_dtype, float) = match preset {
-            0 => (TensorIteratorConfig::binary_op(None, input(x), input(y)), vec![x, y], None, false),
-            1 => (TensorIteratorConfig::binary_float_op(None, input(x), input(y)), vec![x, y], None, true),
-            2 => (TensorIteratorConfig::comparison_op(None, input(x), input(y)), vec![x, y], Some(DType::Bool), false),
-            3 => (TensorIteratorConfig::unary_op(None, x.clone()), vec![x], None, false),
-            _ => (TensorIteratorConfig::unary_float_op(None, x.clone()), vec![x], None, true),
+        // no output; the first input, in place; a new array of `a`'s shape and dtype; the same
+        // as a bool array (comparisons' dtype)
+        let out = match given {
+            1 => Some(x.clone()),
+            2 => Some(Array::empty(&shape, dtype, MemoryFormat::Contiguous).unwrap()),
+            3 => Some(Array::empty(&shape, DType::Bool, MemoryFormat::Contiguous).unwrap()),
+            _ => None,
         };
-        let direct = build::contiguous_kernel_plan(&inputs, output_dtype, float).unwrap();
+        let input = |array: &Array| Input::array(array.clone());
+        let o = out.clone();
+        let (config, inputs, output_dtype, float) = match preset {
+            0 => (TensorIteratorConfig::binary_op(o, input(x), input(y)), vec![x, y], None, false),
+            1 => (TensorIteratorConfig::binary_float_op(o, input(x), input(y)), vec![x, y], None, true),
+            2 => (TensorIteratorConfig::comparison_op(o, input(x), input(y)), vec![x, y], Some(DType::Bool), false),
+            3 => (TensorIteratorConfig::unary_op(o, x.clone()), vec![x], None, false),
+            _ => (TensorIteratorConfig::unary_float_op(o, x.clone()), vec![x], None, true),
+        };
+        let direct = build::contiguous_kernel_plan(&inputs, output_dtype, float, out.as_ref()).unwrap();
         let contiguous = |z: &Array| z.is_contiguous_as(MemoryFormat::Contiguous).unwrap();
-        let with_dims = inputs.iter().find(|z| z.ndim() > 0);
+        // the plan's shape is that of the first input of the most dims
+        let with_dims = inputs.iter().copied().rev().max_by_key(|z| z.ndim()).filter(|w| w.ndim() > 0);
+        let full_shape = with_dims.map_or(&[][..], |w| w.shape());
         let number = inputs.iter().any(|z| z.ndim() == 0);
         let plain = |z: &Array| z.strides() == &crate::dims::contiguous_strides(z.shape())[..];
-        let fits = |z: &Array| Some(z.dtype()) == with_dims.map(|w| w.dtype())
-            && (z.ndim() == 0 || (Some(z.shape()) == with_dims.map(|w| w.shape()) && contiguous(z) && (!number || plain(z))));
+        // an input that is its shape's last dims after some 1s, in canonical strides: a row
+        let row = |z: &Array| {
+            let own = &z.shape()[z.shape().iter().take_while(|&&n| n == 1).count()..];
+            !own.is_empty() && own.len() < full_shape.len() && full_shape.ends_with(own) && plain(z)
+        };
+        let rows: Vec<usize> = inputs.iter().filter(|z| z.ndim() > 0 && z.shape() != full_shape).map(|z| z.shape().len()).collect();
+        let sorted = number || !rows.is_empty();
+        let same_dtype = |z: &Array| Some(z.dtype()) == with_dims.map(|w| w.dtype());
+        let fits = |z: &Array| same_dtype(z)
+            && (z.ndim() == 0 || row(z) || (z.shape() == full_shape && contiguous(z) && (!sorted || plain(z))));
+        let one_row_length = inputs.iter().filter(|z| z.ndim() > 0 && z.shape() != full_shape)
+            .map(|z| z.shape().iter().skip_while(|&&n| n == 1).count())
+            .collect::<std::collections::HashSet<_>>().len() <= 1;
+        let rows_fit = rows.is_empty() || (!number && one_row_length && full_shape.iter().all(|&n| n >= 2));
+        let out_fits = out.as_ref().is_none_or(|o| {
+            same_dtype(o) && o.shape() == full_shape && contiguous(o) && (!sorted || plain(o))
+                && output_dtype.is_none_or(|d| Some(d) == with_dims.map(|w| w.dtype()))
+        });
         let expected = with_dims.is_some_and(|w| !(number && w.numel() == 0))
             && inputs.iter().all(|z| fits(z))
+            && rows_fit
+            && out_fits
             && !(float && with_dims.is_some_and(|w| w.dtype().is_integral(true)));
         prop_assert_eq!(direct.is_some(), expected);
         if let Some(direct) = direct {
