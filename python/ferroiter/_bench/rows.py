@@ -427,6 +427,19 @@ def mixed_rows(s: Sizes) -> list[Row]:
 
         return setup
 
+    def short_rows(
+        op: str, numpy_op: Callable[..., Any], other: Callable[[Any], Any]
+    ) -> Callable[[], list[Case]]:
+        """`op(points, other(points))` into `out` for (N, 3) float32 points: a row of 3 (the
+        center) or a column (each point's norm) broadcast along rows of 3 elements."""
+
+        def setup() -> list[Case]:
+            x = _rng().random((s.math // 3, 3), dtype=np.float32) + 1
+            y = other(x)
+            return [Case(8 * x.size + y.nbytes, _into_out(op, numpy_op, x, y, np.zeros_like(x)))]
+
+        return setup
+
     def cast(dst_dtype: str, count_: int) -> Callable[[], list[Case]]:
         def setup() -> list[Case]:
             x = _rng().random(count_, dtype=np.float32)
@@ -451,6 +464,16 @@ def mixed_rows(s: Sizes) -> list[Row]:
             "mixed",
             f"x += row in place, ({s.math // 50}, 50) float32",
             in_place_add((s.math // 50, 50), (50,)),
+        ),
+        Row(
+            "mixed",
+            f"points - center, ({s.math // 3}, 3) - (3,) float32 into out",
+            short_rows("sub", np.subtract, lambda x: x.mean(axis=0)),
+        ),
+        Row(
+            "mixed",
+            f"points / norms, ({s.math // 3}, 3) / ({s.math // 3}, 1) float32 into out",
+            short_rows("div", np.divide, lambda x: np.linalg.norm(x, axis=1, keepdims=True)),
         ),
         Row("mixed", f"float32 -> float16 {count(s.alloc)} into out", cast("float16", s.alloc)),
         Row("mixed", f"float32 -> float64 {count(s.alloc)} into out", cast("float64", s.alloc)),
