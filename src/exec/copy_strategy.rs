@@ -45,15 +45,15 @@ impl CopyStrategy {
         if !is_byte_copy(plan) {
             return CopyStrategy::Elementwise(tiled::decide(plan));
         }
-        // asked by the permuting copy, the tiles and the input's order, each after its
-        // cheaper tests: at most once, and not at all by small plans
+        // why torch's order is kept, if it is: asked by the permuting copy, the tiles and the
+        // input's order, each after its cheaper tests (at most once, never by small plans)
         let kept = LazyCell::new(|| tiled::order_kept(plan));
-        if let Some(p) = permute_copy(plan, &kept) {
+        if let Some(p) = permute_copy(plan, || kept.is_some()) {
             return CopyStrategy::Permute(Box::new(p));
         }
         match tiled::choose_for(plan, true).unless(|| *kept) {
             TileDecision::Tiled(t) if t.direct => CopyStrategy::DirectTiles(t),
-            TileDecision::Untiled(why) => match input_order(plan, &kept) {
+            TileDecision::Untiled(why) => match input_order(plan, || kept.is_some()) {
                 Some(order) => CopyStrategy::InputOrder(order),
                 None => CopyStrategy::Elementwise(TileDecision::Untiled(why)),
             },
@@ -93,9 +93,6 @@ fn is_byte_copy(plan: &TensorIterator) -> bool {
         && ops[0].target_dtype == ops[1].target_dtype
 }
 
-/// Why torch's order is kept, if it is (`tiled::order_kept`), asked at most once.
-type Kept<F> = LazyCell<Option<&'static str>, F>;
-
 /// Longest run of a dim contiguous in both operands that a permuting copy moves as one element:
 /// longer runs are copied at full speed by torch's walk already (each a `memcpy` of whole lines)
 /// — unless they are whole lines, shorter than the rows torch's walk streams, and the copy
@@ -133,10 +130,7 @@ const DIRECT_WALK_LONG_DIM: usize = 256;
 /// [`PermuteCopy::ways`]), large enough, whose order may change, with output and input each
 /// contiguous along its fastest dim and those dims different, and one of them shorter than
 /// `DIRECT_WALK_MIN_DIM` or both shorter than `DIRECT_WALK_LONG_DIM` unless a run is folded.
-fn permute_copy<F>(plan: &TensorIterator, kept: &Kept<F>) -> Option<PermuteCopy>
-where
-    F: FnOnce() -> Option<&'static str>,
-{
+fn permute_copy(plan: &TensorIterator, order_kept: impl FnOnce() -> bool) -> Option<PermuteCopy> {
     let ops = plan.operands();
     let width = ops[0].itemsize();
     let stride = |d: usize, k: usize| ops[k].stride_bytes.get(d).copied().unwrap_or(0);
@@ -162,7 +156,7 @@ where
     if p.fold == 1 && row.min(col) >= DIRECT_WALK_MIN_DIM && row.max(col) >= DIRECT_WALK_LONG_DIM {
         return None;
     }
-    kept.is_none().then_some(p)
+    (!order_kept()).then_some(p)
 }
 
 /// Shortest rows (bytes) of a streamed same-dtype copy that `input_order` walks in the
@@ -182,10 +176,10 @@ pub const INPUT_ORDER_MIN_ROW: usize = 256;
 /// torch's order reads the input's rows far apart (705 KB there), which the prefetchers follow
 /// poorly, and plain stores read every output line first. `None`: torch's order (also when the
 /// orders agree or a dim of the input is broadcast).
-fn input_order<F>(plan: &TensorIterator, kept: &Kept<F>) -> Option<SmallVec<[usize; INLINE_DIMS]>>
-where
-    F: FnOnce() -> Option<&'static str>,
-{
+fn input_order(
+    plan: &TensorIterator,
+    order_kept: impl FnOnce() -> bool,
+) -> Option<SmallVec<[usize; INLINE_DIMS]>> {
     if !super::stores::streamed_copy_follows_input() || plan.ndim() < 3 {
         return None;
     }
@@ -196,7 +190,7 @@ where
     if !rows_contiguous || plan.shape()[0] * width < INPUT_ORDER_MIN_ROW || inp[1..].contains(&0) {
         return None;
     }
-    if !super::stores::copy_streams(plan.numel(), width, width) || kept.is_some() {
+    if !super::stores::copy_streams(plan.numel(), width, width) || order_kept() {
         return None;
     }
     let mut order: SmallVec<[usize; INLINE_DIMS]> = (0..plan.ndim()).collect();

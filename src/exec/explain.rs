@@ -48,11 +48,8 @@ fn explain_walk(
     let strategy = strategy(plan);
     let walk_line = strategy.describe(plan);
     let walk = Walk::new(plan, strategy);
-    text.push_str(&format!(
-        "\ninner loop: {}",
-        kernel_loop(plan, &walk).describe()
-    ));
-    text.push_str(&format!("\n{walk_line}"));
+    let inner = kernel_loop(plan, &walk).describe();
+    text.push_str(&format!("\ninner loop: {inner}\n{walk_line}"));
     let numel = plan.numel();
     let chunks = chunk_ranges(numel, grain, threads);
     text.push_str(&format!(
