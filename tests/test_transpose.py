@@ -354,7 +354,7 @@ def near_last_level() -> bool:
 def test_streamed_rows_walked_in_the_inputs_order(shape, perm, dtype, input_order) -> None:
     """A permutation that keeps the last dim, its operands past the last-level cache: a
     near-L3 machine walks the copy in the input's memory order and streams every output row
-    (exec/tiled.rs `input_order`), another keeps torch's order; the values and layout are
+    (exec/copy_strategy.rs `input_order`), another keeps torch's order; the values and layout are
     torch's either way, at 1 and 2 threads and with chunks of a tiny grain that cut the rows
     anywhere, into a fresh output and into one 16 bytes past a cache line."""
     t = distinct_values(shape, dtype)

@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 use super::chunks::Chunks;
+use super::copy_strategy::CopyStrategy;
 use super::pool;
 use super::raw::{run_flat, Block, Walk};
 use super::stores;
@@ -18,7 +19,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// large chunks into fixed pieces ([`Chunks::pieces`]) that an idle thread takes over, so
 /// that the split — and any result that depends on it — never depends on scheduling.
 /// Loops started from inside a chunk run serially; a panic in `f` becomes an error.
-/// Plans whose outputs may reach an element twice run serially.
+/// Plans whose outputs may reach an element twice run serially. `f` runs on every element of
+/// every plan, a copy's too (the walks that copy by themselves are `copy_`'s own).
 ///
 /// `f` receives [`Block`]s: read-only views of the pointers and byte strides of one 2-D step,
 /// which only the executor can make. Element `(i, j)` of operand `k` (outputs first, then
@@ -55,22 +57,55 @@ pub fn for_each(plan: &TensorIterator, grain: usize, f: impl Fn(&Block) + Sync) 
     if numel == 0 {
         return Ok(());
     }
-    let threads = pool::get_num_threads();
-    if plan.ndim() == 1
-        && numel <= grain.max(1)
-        && !plan.config.kernel_is_byte_copy
-        && !stores::elementwise_streams(plan)
-    {
+    if plan.ndim() == 1 && numel <= grain.max(1) && !stores::elementwise_streams(plan) {
         // one serial block, untiled (one dim) and unstreamed: no walk to build (the commonest
         // call, a small contiguous op, spent a fifth of its time there)
+        let threads = pool::get_num_threads();
         return pool::parallel_for(1, threads, &|_| run_flat(plan, &f));
     }
-    let walk = Walk::new(plan, tiled::decide(plan).tiling());
+    run_walk(
+        plan,
+        CopyStrategy::Elementwise(tiled::decide(plan)),
+        grain,
+        &f,
+    )
+}
+
+/// Runs a same-dtype copy (`kernels::copy`) of the plan's input into its output as its
+/// [`CopyStrategy::of`] says: the walks that hand out blocks run `kernel_for(&strategy)` on
+/// them (a kernel that copies operand 1 into operand 0), direct tiles and the permuting copy
+/// move the bytes themselves.
+pub(crate) fn for_each_copy<K: Fn(&Block) + Sync>(
+    plan: &TensorIterator,
+    grain: usize,
+    kernel_for: impl FnOnce(&CopyStrategy) -> K,
+) -> Result<()> {
+    if plan.numel() == 0 {
+        return Ok(());
+    }
+    let strategy = CopyStrategy::of(plan);
+    let kernel = kernel_for(&strategy);
+    #[cfg(test)]
+    super::copy_strategy::LAST_RUN.set(Some(strategy.clone()));
+    run_walk(plan, strategy, grain, &kernel)
+}
+
+/// The walk that runs `strategy` (chosen for this plan) over the plan, serially or in chunks
+/// among the threads ([`for_each`]'s doc).
+fn run_walk(
+    plan: &TensorIterator,
+    strategy: CopyStrategy,
+    grain: usize,
+    f: &(impl Fn(&Block) + Sync),
+) -> Result<()> {
+    let numel = plan.numel();
+    let threads = pool::get_num_threads();
+    let walk = Walk::new(plan, strategy);
     let chunks = Chunks::new(numel, grain, threads);
     // `parallel_safe` is asked last: it costs more, and small plans never get there.
     if chunks.count <= 1 || pool::in_parallel_region() || !plan.parallel_safe() {
         // A serial loop runs on the pool's path too, so a panic becomes an error either way.
-        return pool::parallel_for(1, threads, &|_| walk.run(0, numel, &f));
+        return pool::parallel_for(1, threads, &|_| walk.run(0, numel, f));
     }
     // Each chunk is claimed by the first thread to reach it (the calling thread takes part,
     // so a loop never waits for a worker to wake before work starts). A thread runs its
@@ -84,7 +119,7 @@ pub fn for_each(plan: &TensorIterator, grain: usize, f: impl Fn(&Block) + Sync) 
         // than the loop's dispatch)
         return pool::parallel_for(chunks.count, threads, &|t| {
             let (begin, end) = chunks.range(t);
-            walk.run(begin, end, &f);
+            walk.run(begin, end, f);
         });
     }
     let next: Vec<AtomicUsize> = (0..chunks.count).map(|_| AtomicUsize::new(0)).collect();
@@ -96,7 +131,7 @@ pub fn for_each(plan: &TensorIterator, grain: usize, f: impl Fn(&Block) + Sync) 
                     break;
                 }
                 let (begin, end) = chunks.piece(c, k, pieces);
-                walk.run(begin, end, &f);
+                walk.run(begin, end, f);
             }
         }
     })
@@ -223,6 +258,39 @@ mod tests {
             if grain >= 7 {
                 assert_eq!(blocks.len(), 1, "grain {grain}");
             }
+        }
+    }
+
+    /// `for_each` over the plan of a same-dtype copy runs its closure on every element, also
+    /// where `copy_` moves the bytes in its own walk (direct tiles, the permuting copy).
+    #[test]
+    fn a_copy_plan_runs_the_closure_on_every_element() {
+        for (shape, perm) in [([512i64, 512], [1i64, 0]), ([3, 100_000], [1, 0])] {
+            let src = Array::full(
+                &[shape[0] as usize, shape[1] as usize],
+                Scalar::Float(1.0),
+                DType::F32,
+                MemoryFormat::Contiguous,
+            )
+            .unwrap()
+            .permute(&perm)
+            .unwrap();
+            let dst = Array::empty(src.shape(), DType::F32, MemoryFormat::Contiguous).unwrap();
+            let plan = TensorIteratorConfig::copy_op(dst, src).build().unwrap();
+            let strategy = CopyStrategy::of(&plan);
+            assert!(
+                matches!(
+                    strategy,
+                    CopyStrategy::DirectTiles(_) | CopyStrategy::Permute(_)
+                ),
+                "{strategy:?}"
+            );
+            let count = AtomicUsize::new(0);
+            for_each(&plan, 4096, |b: &Block| {
+                count.fetch_add(b.size0() * b.size1(), Ordering::Relaxed);
+            })
+            .unwrap();
+            assert_eq!(count.into_inner(), plan.numel(), "{shape:?}");
         }
     }
 

@@ -1,12 +1,13 @@
 //! Execution: running an iteration plan. [`chunks`] is the split among threads, [`tiled`]
-//! when and how to cut blocks into cache-sized tiles, [`for_each`] runs a loop (serial or
-//! parallel on the [`pool`]), [`InnerLoop`] is the path the typed loops take, and [`explain`]
-//! tells all of it for a plan. The raw-pointer half is the crate-private `raw` module: the
-//! walk that hands out [`Block`]s, the typed inner loops and tile packing — with `storage.rs`
-//! the only raw memory access of the core.
+//! when and how to cut blocks into cache-sized tiles, [`copy_strategy`] how a same-dtype copy
+//! runs, [`for_each`] runs a loop (serial or parallel on the [`pool`]), [`InnerLoop`] is the
+//! path the typed loops take, and [`explain`] tells all of it for a plan. The raw-pointer half
+//! is the crate-private `raw` module: the walk that hands out [`Block`]s, the typed inner
+//! loops and tile packing — with `storage.rs` the only raw memory access of the core.
 
 pub mod cache;
 pub mod chunks;
+pub mod copy_strategy;
 pub mod cpu;
 mod explain;
 mod for_each;
@@ -19,8 +20,10 @@ pub mod tasks;
 pub mod tiled;
 
 pub use chunks::GRAIN_SIZE;
-pub use explain::{explain, inner_loop};
+pub use copy_strategy::CopyStrategy;
+pub use explain::{explain, explain_copy, inner_loop};
 pub use for_each::for_each;
+pub(crate) use for_each::for_each_copy;
 pub use inner_loop::InnerLoop;
 pub use pool::{get_num_threads, in_parallel_region, parallel_for, set_num_threads};
 pub use raw::loop2d::{ForeignLoop, Loop2dFn, MAX_OPERANDS};

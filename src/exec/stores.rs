@@ -129,7 +129,7 @@ pub fn set_streamed_from(bytes: Option<usize>) -> Option<usize> {
 
 /// Whether a flat copy of `numel` elements from `in_width`-byte into `out_width`-byte
 /// elements streams its stores ([`flat_output_streams`]): what `kernels::copy` and the copy's
-/// walk order (`tiled::input_order`) both ask.
+/// walk order (`copy_strategy`'s `input_order`) both ask.
 pub fn copy_streams(numel: usize, in_width: usize, out_width: usize) -> bool {
     flat_output_streams(
         numel.saturating_mul(out_width),
@@ -161,7 +161,7 @@ pub fn min_streamed_copy_row() -> usize {
 }
 
 /// Whether a streamed same-dtype copy of rows contiguous in both operands walks in the
-/// input's memory order (`tiled::input_order`), streaming every row, rather than torch's. With
+/// input's memory order (`copy_strategy`), streaming every row, rather than torch's. With
 /// a near last level, yes: on the 2-core Zen 4 (1 thread, 8M float32 `(46, N, 4, R)` by
 /// `(1, 2, 0, 3)`, a standalone loop of row copies, both orders alternating) rows of 256 /
 /// 520 / 1588 / 4000 bytes ran at 14.6 / 11.3 / 17.1 / 22.6 GB/s in the output's order with

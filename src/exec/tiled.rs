@@ -15,13 +15,14 @@
 //! Each packed operand's lines are read (or written) whole, one after another, so that no line
 //! has to survive in L1 between two visits: the edges are bounded by the scratch size only.
 //!
-//! When the kernel is a same-dtype copy (`copy_`, `contiguous()` of a permuted view) the
-//! walk packs nothing: it copies each tile itself, *directly* from input to output, through
-//! register transposes (see `raw::transpose`), with non-temporal stores when the output is
-//! too large to stay in a cache the core reads quickly ([`super::stores`]: its lines are
-//! written whole and would only evict the input's). Direct tiles are sized from the
-//! machine's caches ([`super::cache`]): both operands' tiles together in half of L2, so that
-//! long runs of each operand are read and written per row.
+//! When the kernel is a same-dtype copy (`copy_`, `contiguous()` of a permuted view) and
+//! [`super::copy_strategy`] chooses direct tiles, the walk packs nothing: it copies each tile
+//! itself, *directly* from input to output, through register transposes (see
+//! `raw::transpose`), with non-temporal stores when the output is too large to stay in a cache
+//! the core reads quickly ([`super::stores`]: its lines are written whole and would only evict
+//! the input's). Direct tiles are sized from the machine's caches ([`super::cache`]): both
+//! operands' tiles together in half of L2, so that long runs of each operand are read and
+//! written per row.
 //!
 //! Only the visiting order changes, which is invisible in the results of elementwise plans:
 //! each element is computed once from the same inputs. Plans where the order can show are
@@ -30,9 +31,7 @@
 //! with another operand in another layout (a later element may read an earlier one's result).
 #![forbid(unsafe_code)]
 
-use super::permute::PermuteCopy;
-use crate::plan::{TensorIterator, INLINE_DIMS};
-use smallvec::SmallVec;
+use crate::plan::TensorIterator;
 
 /// L1 data cache assumed by the packed walk: 32 KiB (current x86 — Intel, AMD Zen — and most
 /// ARM cores have 32 or 48).
@@ -115,43 +114,39 @@ impl TileDecision {
             TileDecision::Untiled(_) => None,
         }
     }
+
+    /// The decision, untiled where `kept` gives why torch's order is kept (asked only of a
+    /// tiled decision).
+    pub fn unless(self, kept: impl FnOnce() -> Option<&'static str>) -> TileDecision {
+        match self {
+            TileDecision::Tiled(_) => kept().map_or(self, TileDecision::Untiled),
+            untiled => untiled,
+        }
+    }
 }
 
-/// The decision for a plan: the order checks (module doc), then the geometry ([`choose`]).
-/// Cheap for small plans: the size test comes first and nothing is allocated before it.
+/// The decision for an elementwise plan: the geometry ([`choose`]), then the order checks
+/// (module doc). Cheap for small plans: the size test comes first and nothing is allocated
+/// before it. (A same-dtype copy decides with `direct` tiles: `exec::copy_strategy`.)
 pub fn decide(plan: &TensorIterator) -> TileDecision {
-    let shape = plan.shape();
+    choose_for(plan, false).unless(|| order_kept(plan))
+}
+
+/// [`choose`] on the plan's shape and strides, before the order checks; `direct`: the kernel
+/// is a same-dtype copy of operand 1 into operand 0, which the walk may do itself.
+pub(crate) fn choose_for(plan: &TensorIterator, direct: bool) -> TileDecision {
     let ops = plan.operands();
-    let direct = is_direct_copy(plan);
-    let geometry = choose(
-        shape,
+    choose(
+        plan.shape(),
         ops.len(),
         |d, k| ops[k].stride_bytes.get(d).copied().unwrap_or(0),
         |k| ops[k].itemsize(),
         direct,
-    );
-    if geometry.tiling().is_none() {
-        return geometry;
-    }
-    match order_kept(plan) {
-        Some(why) => TileDecision::Untiled(why),
-        None => geometry,
-    }
-}
-
-/// Whether the plan's kernel is a same-dtype copy of its one input into its one output, which
-/// the walk may then do itself (a direct tiled walk or the permuting copy): the bytes of each
-/// element move unchanged.
-fn is_direct_copy(plan: &TensorIterator) -> bool {
-    let ops = plan.operands();
-    plan.config.kernel_is_byte_copy
-        && ops.len() == 2
-        && plan.noutputs() == 1
-        && ops[0].itemsize() == ops[1].itemsize()
+    )
 }
 
 /// Why the walk must keep torch's order on this plan (module doc), if it must.
-fn order_kept(plan: &TensorIterator) -> Option<&'static str> {
+pub(crate) fn order_kept(plan: &TensorIterator) -> Option<&'static str> {
     let config = &plan.config;
     if config.is_reduction {
         return Some("a reduction: torch's accumulation order is kept");
@@ -170,114 +165,6 @@ fn order_kept(plan: &TensorIterator) -> Option<&'static str> {
         );
     }
     None
-}
-
-/// Longest run of a dim contiguous in both operands that a permuting copy moves as one element:
-/// longer runs are copied at full speed by torch's walk already (each a `memcpy` of whole lines)
-/// — unless they are whole lines, shorter than the rows torch's walk streams, and the copy
-/// streams (`streams_whole_line_runs`).
-pub const MAX_RUN_BYTES: usize = 256;
-
-/// Whether a permuting copy streaming its stores takes runs of `elem` bytes longer than
-/// [`MAX_RUN_BYTES`]: whole lines (so that each run is streamed whole where the output is
-/// line-aligned) shorter than the rows torch's walk streams
-/// ([`super::stores::MIN_STREAMED_ROW`]). Along the input's rows and streamed (`raw::permute`),
-/// on the 2-core Zen 4, 1 thread, 32 MiB float32 `(B, S, H, D)` by `(0, 2, 1, 3)` or
-/// `(2, 0, 1, 3)`: D = 128 and 256 (runs of 512 and 1024 bytes) 23 -> 50-53 GB/s into
-/// line-aligned outputs, 22 -> 38-51 into outputs 16 bytes past a line. Runs that are not
-/// whole lines gained less or lost (1588 bytes 22 -> 22-30, 520 bytes 20 -> 16-18).
-fn streams_whole_line_runs(elem: usize, stream: bool) -> bool {
-    stream && elem.is_multiple_of(64) && elem < super::stores::MIN_STREAMED_ROW
-}
-
-/// The shortest fastest dim (of the output and of the input, elements) from which the
-/// direct tiled walk is left to copy a permutation: its tiles of whole single dims already
-/// read and write long runs there. On the 2-core machine it was 1.3-2.5x faster than the
-/// permuting copy for NCHW <-> NHWC and the blocked conversions (dims 16-64 against 3136) and
-/// about even on 2-D transposes; the permuting copy wins on short dims and folded runs.
-const DIRECT_WALK_MIN_DIM: usize = 16;
-/// ... and the length (elements) one of the two must reach besides: where both are short
-/// (e.g. 108 against 42, 78 against 16, 19 against 51) the direct walk's tiles of two single
-/// dims are as short, and the permuting copy, which merges more dims into its rows and
-/// columns, ran 1.4-2.2x faster on the 2-core Zen 4 (float32, three of the bench's random
-/// permutations of 8M elements).
-const DIRECT_WALK_LONG_DIM: usize = 256;
-
-/// The permuting copy ([`super::permute`]) of a plan, when it is one: a same-dtype copy of
-/// elements of 4 or 8 bytes (or runs of a dim contiguous in both, of 12 to [`MAX_RUN_BYTES`]
-/// bytes, or of whole lines where `streams_whole_line_runs`, or of 1 or 2 bytes merged lane
-/// by lane: [`PermuteCopy::ways`]),
-/// large enough, whose order may change, with output and input each contiguous along its
-/// fastest dim and those dims different, and one of them shorter than
-/// `DIRECT_WALK_MIN_DIM` or both shorter than `DIRECT_WALK_LONG_DIM` unless a run is
-/// folded.
-pub fn permute_copy(plan: &TensorIterator) -> Option<PermuteCopy> {
-    if !is_direct_copy(plan) {
-        return None;
-    }
-    let ops = plan.operands();
-    let width = ops[0].itemsize();
-    let stride = |d: usize, k: usize| ops[k].stride_bytes.get(d).copied().unwrap_or(0);
-    let p = super::permute::plan(
-        plan.shape(),
-        |d| stride(d, 0),
-        |d| stride(d, 1),
-        width,
-        super::stores::transposing_copy_from(
-            super::stores::threads_sharing(plan.numel()),
-            super::stores::PERMUTING_COPY_ROWS,
-        ),
-    )?;
-    if !(p.elem == 4
-        || p.elem == 8
-        || (12..=MAX_RUN_BYTES).contains(&p.elem)
-        || streams_whole_line_runs(p.elem, p.stream)
-        || p.ways().is_some())
-    {
-        return None;
-    }
-    let (row, col) = (p.rows.sizes[0], p.cols.sizes[0]);
-    if p.fold == 1 && row.min(col) >= DIRECT_WALK_MIN_DIM && row.max(col) >= DIRECT_WALK_LONG_DIM {
-        return None;
-    }
-    order_kept(plan).is_none().then_some(p)
-}
-
-/// Shortest rows (bytes) of a streamed same-dtype copy that [`input_order`] walks in the
-/// input's order: rows of 64 float32 were the shortest measured (2x, see
-/// [`super::stores::streamed_copy_follows_input`]). The permuting copy, which comes first,
-/// takes runs up to [`MAX_RUN_BYTES`] and streamed whole-line runs
-/// (`streams_whole_line_runs`), so rows of 260 bytes, 520, 1588 come here.
-pub const INPUT_ORDER_MIN_ROW: usize = 256;
-
-/// The walk order (dims fastest first, dim 0 kept first) of a same-dtype copy whose rows are
-/// contiguous in both operands but whose outer dims the input lays out in another order (a
-/// permutation that keeps the last dim, e.g. (46, 111, 4, 397) by (1, 2, 0, 3)), when its
-/// stores stream and [`super::stores::streamed_copy_follows_input`]: the dims after 0 sorted
-/// by the input's strides, so that the input is read once in memory order while each row's
-/// whole lines are streamed to wherever the output keeps it (every row is streamed, whatever
-/// its length). torch's order reads the input's rows far apart (705 KB there), which the
-/// prefetchers follow poorly, and plain stores read every output line first. `None`: torch's
-/// order (also when the orders agree, a dim of the input is broadcast, or the permuting copy
-/// takes the plan).
-pub fn input_order(plan: &TensorIterator) -> Option<SmallVec<[usize; INLINE_DIMS]>> {
-    if !super::stores::streamed_copy_follows_input() || !is_direct_copy(plan) || plan.ndim() < 3 {
-        return None;
-    }
-    let ops = plan.operands();
-    let width = ops[0].itemsize();
-    let (out, inp) = (&ops[0].stride_bytes, &ops[1].stride_bytes);
-    let rows_contiguous = out[0] == width as isize && inp[0] == width as isize;
-    if !rows_contiguous || plan.shape()[0] * width < INPUT_ORDER_MIN_ROW || inp[1..].contains(&0) {
-        return None;
-    }
-    if !super::stores::copy_streams(plan.numel(), width, width) || order_kept(plan).is_some() {
-        return None;
-    }
-    let mut order: SmallVec<[usize; INLINE_DIMS]> = (0..plan.ndim()).collect();
-    order[1..].sort_by_key(|&d| inp[d].unsigned_abs());
-    let changed = order.iter().enumerate().any(|(i, &d)| i != d);
-    (changed && permute_copy(plan).is_none()).then_some(order)
 }
 
 /// The geometric rule on a plan's shape and byte strides (`stride(d, k)`: operand k along dim
@@ -406,20 +293,6 @@ fn choose_dyn(
     })
 }
 
-/// Whether a direct copy's streamed float32 output has columns (`col_stride` bytes apart) off
-/// the cache lines: each column's whole lines are then realigned in registers
-/// (`raw::lines512::copy_tile_realigned`) and the tiles along dim 0 joined (`Joins`).
-fn off_lines(stream: bool, width: usize, col_stride: isize) -> bool {
-    stream && width == 4 && col_stride % 64 != 0
-}
-
-/// Whether a direct copy's float32 tiles (`edge0` rows, input rows `row_stride` bytes apart)
-/// take the diagonal walk (`raw::lines512::copy_tile_diagonal`, where the rows share cache
-/// sets); the kernel decides per tile, for tiles of 32 rows or more.
-fn diagonal(width: usize, row_stride: isize, edge0: usize) -> bool {
-    width == 4 && edge0 >= 32 && crate::exec::raw::rows_share_cache_sets(row_stride)
-}
-
 /// Granularity of direct tile edges (elements): 16 keeps every tile's output rows starting
 /// on the same offset within a cache line as the first tile's (a line holds 16 float32).
 pub const DIRECT_EDGE_STEP: usize = 16;
@@ -509,114 +382,10 @@ fn rows_prefetched(plan: &TensorIterator) -> String {
     text
 }
 
-/// For `explain()`: how a permuting copy's tiles are copied ([`super::permute::TileKernel`]).
-fn describe_tile_kernel(p: &PermuteCopy) -> String {
-    use super::permute::Ways;
-    use super::permute::{TileKernel, RUNS_ALONG_INPUT_ROWS_FROM, STREAMED_RUN_LINES};
-    let kernel = TileKernel::for_elem(p.elem);
-    if let Some(ways) = p.ways() {
-        let how = if super::cpu::avx512_permutes(p.elem) {
-            "AVX-512 masked permutes"
-        } else {
-            "byte shuffles within 16-byte lanes: AVX2's vpshufb, NEON's tbl"
-        };
-        match ways {
-            Ways::Interleave(k) => format!(
-                "by interleaving its {k} rows lane by lane into the tile's one output run \
-                 ({how}, no transpose; through an image where that run is off the lines)"
-            ),
-            Ways::Deinterleave(k) => format!(
-                "by deinterleaving the tile's one input run lane by lane into its {k} \
-                 columns ({how}, no transpose)"
-            ),
-        }
-    } else if kernel != TileKernel::Runs {
-        "through register transposes".to_string()
-    } else if kernel.runs_along_input_rows(p.elem) {
-        format!(
-            "run by run along the input's rows, each read in order (runs of at least \
-             {RUNS_ALONG_INPUT_ROWS_FROM} bytes){}",
-            if p.stream {
-                format!(
-                    ", the whole lines of runs that hold at least {STREAMED_RUN_LINES} of \
-                     them streamed"
-                )
-            } else {
-                String::new()
-            }
-        )
-    } else {
-        format!(
-            "run by run down the output's columns (runs shorter than \
-             {RUNS_ALONG_INPUT_ROWS_FROM} bytes)"
-        )
-    }
-}
-
-/// One line for `explain()`: the walk the executor takes, with its numbers.
-pub fn describe(plan: &TensorIterator) -> String {
-    if let Some(p) = permute_copy(plan) {
-        let sizes = super::cache::sizes();
-        return format!(
-            "walk: permuting copy; the output's fastest dims (sizes {:?}) form the rows, the \
-             input's (sizes {:?}) the columns, dims of sizes {:?} run outside{}; tiles {} x {} \
-             elements of {} bytes copied from input to output {} (caches: L1 {} KiB, L2 {} \
-             KiB, L3 {} KiB){}{}; {}",
-            p.rows.sizes.as_slice(),
-            p.cols.sizes.as_slice(),
-            p.outer.iter().map(|o| o.0).collect::<Vec<_>>(),
-            if p.fold > 1 {
-                format!(
-                    "; a dim of size {} contiguous in both is copied as one element",
-                    p.fold
-                )
-            } else {
-                String::new()
-            },
-            p.tile_r,
-            p.tile_c,
-            p.elem,
-            describe_tile_kernel(&p),
-            sizes.l1d >> 10,
-            sizes.l2 >> 10,
-            sizes.l3 >> 10,
-            if p.realign {
-                "; the output's columns lie off the cache lines: tiles long down them, each \
-                 column's whole lines realigned in registers and streamed, the line where two \
-                 tiles' runs meet written whole by the first, only each column's own partial \
-                 end lines stored plainly"
-            } else {
-                ""
-            },
-            if p.columns_first && p.tiles().0 > 1 && p.tiles().1 > 1 {
-                format!(
-                    "; the {} tiles of each band of rows walked along the columns, the input's \
-                     rows read on from tile to tile (near last-level cache)",
-                    p.tiles().1
-                )
-            } else {
-                String::new()
-            },
-            super::stores::describe(p.stream, plan.numel(), super::stores::PERMUTING_COPY_ROWS)
-        );
-    }
-    if let Some(order) = input_order(plan) {
-        let ops = plan.operands();
-        let rest: Vec<String> = order[1..].iter().map(|d| d.to_string()).collect();
-        return format!(
-            "walk: the input's memory order, untiled; a streamed same-dtype copy of rows of {} \
-             bytes contiguous in both: dims [{}] outside dim 0, by the input's strides (torch's \
-             order reads its rows {} bytes apart), so the input is read once in order; stores: \
-             non-temporal, each row's whole lines streamed wherever the output keeps it, only \
-             the partial lines at its ends stored plainly (the operands move more than {} KiB; \
-             near last-level cache)",
-            plan.shape()[0] * ops[0].itemsize(),
-            rest.join(", "),
-            ops[1].stride_bytes[1].unsigned_abs(),
-            super::cache::sizes().l3 >> 10
-        );
-    }
-    match decide(plan) {
+/// `explain()`'s walk line of a kernel on the walk's blocks (an elementwise plan, or a copy
+/// the walk does not do itself: `exec::copy_strategy`), decided as `decision`.
+pub fn describe(plan: &TensorIterator, decision: TileDecision) -> String {
+    match decision {
         TileDecision::Untiled(why) => format!(
             "walk: torch's 2-D order, untiled ({why}){}; {}",
             rows_prefetched(plan),
@@ -628,58 +397,6 @@ pub fn describe(plan: &TensorIterator) -> String {
                 .filter(|&d| d != t.dim)
                 .map(|d| d.to_string())
                 .collect();
-            if t.direct {
-                let first = usize::from(t.fold);
-                let rest: Vec<String> = (first + 1..plan.ndim())
-                    .filter(|&d| d != t.dim)
-                    .map(|d| d.to_string())
-                    .collect();
-                let sizes = super::cache::sizes();
-                return format!(
-                    "walk: tiled, direct copy; the input is fastest along dim {} (byte stride {} \
-                     there, {} along dim {first}), so dims {first} and {} (sizes {} x {}) form \
-                     the tiles and dims [{}] run outside; tiles {} x {} elements (from the \
-                     caches: L1 {} KiB, L2 {} KiB, L3 {} KiB) copied from input to output \
-                     through register transposes, no scratch{}; {}",
-                    t.dim,
-                    ops[1].stride_bytes[t.dim],
-                    ops[1].stride_bytes[first],
-                    t.dim,
-                    plan.shape()[first],
-                    plan.shape()[t.dim],
-                    rest.join(", "),
-                    t.edge0,
-                    t.edge1,
-                    sizes.l1d >> 10,
-                    sizes.l2 >> 10,
-                    sizes.l3 >> 10,
-                    if t.fold {
-                        "; dim 0 is contiguous in both operands and short: each run along it is \
-                         copied as one element"
-                            .to_string()
-                    } else if off_lines(t.stream, ops[0].itemsize(), ops[0].stride_bytes[t.dim]) {
-                        format!(
-                            "; the output's columns lie {} bytes apart, off the cache lines: \
-                             (with AVX-512) each column's whole lines realigned in registers \
-                             and streamed, the line where two tiles' runs meet written whole \
-                             by the first, only each column's own partial end lines stored \
-                             plainly",
-                            ops[0].stride_bytes[t.dim]
-                        )
-                    } else if diagonal(ops[0].itemsize(), ops[1].stride_bytes[first], t.edge0) {
-                        format!(
-                            "; the input's rows lie {} bytes apart, a multiple of 4 KiB, where a \
-                             column's lines share cache sets: (with AVX-512) each tile walked \
-                             diagonally, row block b taking strip t - 3b at step t, each block \
-                             asking for its next strip's lines into L2",
-                            ops[1].stride_bytes[first]
-                        )
-                    } else {
-                        String::new()
-                    },
-                    super::stores::describe(t.stream, plan.numel(), t.input_rows)
-                );
-            }
             let packed: Vec<usize> = (0..ops.len())
                 .filter(|&k| is_packed(ops[k].stride_bytes[0], ops[k].itemsize()))
                 .collect();
@@ -730,6 +447,7 @@ pub(crate) mod tests {
         let (edge0, _) = direct_edges(4096, 4096, 4);
         assert_eq!(direct_input_rows(4096, 4096, 16384, 4), edge0);
     }
+    use crate::exec::copy_strategy::CopyStrategy;
     use crate::{Array, DType, MemoryFormat, Scalar, TensorIteratorConfig};
     use proptest::prelude::*;
 
@@ -822,7 +540,7 @@ pub(crate) mod tests {
             .build()
             .unwrap();
         let TileDecision::Tiled(t) = decide(&plan) else {
-            panic!("expected tiles: {}", describe(&plan));
+            panic!("expected tiles: {}", describe(&plan, decide(&plan)));
         };
         // one packed float32 operand: 64-row tiles fill the scratch (64 x 1024 where L2 is
         // 1 MiB, 64 x 128 at the least)
@@ -876,17 +594,14 @@ pub(crate) mod tests {
                 .unwrap();
                 let view = src.permute(perm).unwrap();
                 let dst = view.empty_like(None, MemoryFormat::Contiguous).unwrap();
-                let config = TensorIteratorConfig::copy_kernel_op(dst.clone(), view.clone());
+                let config = TensorIteratorConfig::copy_op(dst.clone(), view.clone());
                 let plan = config.into_plan().unwrap();
-                let decision = decide(&plan);
+                // the direct walk's decision, also where the permuting copy takes the plan
+                let decision = choose_for(&plan, true).unless(|| order_kept(&plan));
+                let text = CopyStrategy::of(&plan).describe(&plan);
                 if let TileDecision::Tiled(t) = decision {
-                    assert!(t.direct, "{shape:?} {perm:?}: {}", describe(&plan));
-                    assert!(
-                        t.fold == fold || !fold,
-                        "{shape:?} {perm:?}: {}",
-                        describe(&plan)
-                    );
-                    let text = describe(&plan);
+                    assert!(t.direct, "{shape:?} {perm:?}: {text}");
+                    assert!(t.fold == fold || !fold, "{shape:?} {perm:?}: {text}");
                     assert!(
                         text.contains("direct copy") || text.contains("permuting copy"),
                         "{text}"
@@ -896,8 +611,7 @@ pub(crate) mod tests {
                     // large enough to tile, and a fold where dim 0 is short in both
                     assert!(
                         matches!(decision, TileDecision::Tiled(t) if t.fold == fold),
-                        "{shape:?} {perm:?}: {}",
-                        describe(&plan)
+                        "{shape:?} {perm:?}: {text}"
                     );
                 }
                 crate::kernels::copy::copy_into(&dst, &view).unwrap();
@@ -923,7 +637,7 @@ pub(crate) mod tests {
         assert!(
             matches!(decide(&plan), TileDecision::Untiled(_)),
             "{}",
-            describe(&plan)
+            describe(&plan, decide(&plan))
         );
         let small = iota(&[8, 8]).transpose(0, 1).unwrap();
         let dst = Array::empty(&[8, 8], DType::F32, MemoryFormat::Contiguous).unwrap();

@@ -3,9 +3,10 @@
 //! copies built on it with torch's aliasing rules: `contiguous`, `to`, `clone`, `reshape`.
 
 use super::element::f16_from_f32;
-use super::run::run;
+use super::run::{run, run_copy};
 use crate::error::Result;
 use crate::exec::raw::{copy_bytes, copy_streamed, f32_to_f16_rows, f32_to_f64_streamed, map1};
+use crate::exec::{Block, CopyStrategy};
 use crate::plan::TensorIteratorConfig;
 use crate::{dispatch_all, Array, DType, Error, MemoryFormat};
 
@@ -30,23 +31,22 @@ pub fn copy_into(dst: &Array, src: &Array) -> Result<()> {
             1,
         );
     }
-    let plan = TensorIteratorConfig::copy_kernel_op(dst.clone(), src.clone()).into_plan()?;
+    let plan = TensorIteratorConfig::copy_op(dst.clone(), src.clone()).into_plan()?;
     if dst.numel() == 0 {
         return Ok(());
     }
     let stream = crate::exec::stores::copy_streams(plan.numel(), from.itemsize(), to.itemsize());
     if to == from {
+        // the walk may move the bytes itself (direct tiles, the permuting copy): the executor
+        // runs this kernel on the blocks of the walks that do not
         let width = to.itemsize();
-        // a copy walked in the input's order streams every row (`tiled::input_order`)
-        let min_row = if crate::exec::tiled::input_order(&plan).is_some() {
-            0
-        } else {
-            crate::exec::stores::min_streamed_copy_row()
-        };
-        return run(&plan, |blk| {
-            let long_rows = blk.size0() * width >= min_row;
-            if !(stream && long_rows && copy_streamed(blk, width)) {
-                copy_bytes(blk, width)
+        return run_copy(&plan, |strategy: &CopyStrategy| {
+            let min_row = strategy.min_streamed_row();
+            move |blk: &Block| {
+                let long_rows = blk.size0() * width >= min_row;
+                if !(stream && long_rows && copy_streamed(blk, width)) {
+                    copy_bytes(blk, width)
+                }
             }
         });
     }

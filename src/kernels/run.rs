@@ -2,7 +2,7 @@
 //! the loop, cast outputs computed in a temporary back into the user's arrays.
 
 use crate::error::Result;
-use crate::exec::{for_each, Block};
+use crate::exec::{for_each, for_each_copy, Block, CopyStrategy};
 use crate::plan::TensorIterator;
 use crate::{Array, DType, MemoryFormat, Scalar};
 
@@ -16,6 +16,20 @@ pub fn set_grain_size(grain: usize) {
 
 /// Runs `body` over the plan's blocks with the copy-in and cast-back torch does around it.
 pub fn run(plan: &TensorIterator, body: impl Fn(&Block) + Sync) -> Result<()> {
+    around(plan, || for_each(plan, grain_size(), body))
+}
+
+/// [`run`] for `copy_`'s same-dtype kernel, walked as the plan's [`CopyStrategy`] says:
+/// `body_for(&strategy)` runs on the blocks of the walks that hand out blocks.
+pub(crate) fn run_copy<B: Fn(&Block) + Sync>(
+    plan: &TensorIterator,
+    body_for: impl FnOnce(&CopyStrategy) -> B,
+) -> Result<()> {
+    around(plan, || for_each_copy(plan, grain_size(), body_for))
+}
+
+/// Runs `walk` with the copy-in and cast-back torch does around a kernel.
+fn around(plan: &TensorIterator, walk: impl FnOnce() -> Result<()>) -> Result<()> {
     for op in plan.operands().iter().filter(|op| op.needs_copy_in()) {
         if let (Some(converted), Some(original)) = (&op.array, &op.original) {
             if !(op.is_wrapped_number && convert_one(converted, original)?) {
@@ -23,7 +37,7 @@ pub fn run(plan: &TensorIterator, body: impl Fn(&Block) + Sync) -> Result<()> {
             }
         }
     }
-    for_each(plan, grain_size(), body)?;
+    walk()?;
     for op in plan.operands().iter().filter(|op| op.needs_cast_back()) {
         if let (Some(temp), Some(original)) = (&op.array, &op.original) {
             super::copy::copy_into(original, temp)?;

@@ -94,10 +94,6 @@ pub struct TensorIteratorConfig {
     /// The caller runs a kernel that writes every element of the outputs the build allocates
     /// before anything reads them, so their memory need not be zeroed (see `into_kernel_plan`).
     pub(crate) outputs_written_in_full: bool,
-    /// The caller's kernel copies each element's bytes unchanged (a same-dtype `copy_`): a
-    /// tiled walk may then do the copy itself, transposing tiles in registers with no scratch
-    /// pass (see `exec::tiled`).
-    pub(crate) kernel_is_byte_copy: bool,
     /// The dtypes of the outputs the build allocates, one per output (a user's kernel with a
     /// signature: [`TensorIteratorConfig::declare_output_dtypes`]); empty: `static_dtype`.
     pub(crate) output_dtypes: SmallVec<[DType; 2]>,
@@ -125,7 +121,6 @@ impl Default for TensorIteratorConfig {
             operand_ids: None,
             structured: false,
             outputs_written_in_full: false,
-            kernel_is_byte_copy: false,
         }
     }
 }
@@ -403,7 +398,9 @@ impl TensorIteratorConfig {
             .promote_inputs_to_common_dtype(true);
         c
     }
-    /// `copy_`: src broadcasts into dst, dtypes may differ, no resizing.
+    /// `copy_`: src broadcasts into dst, dtypes may differ, no resizing. `copy_` walks it as
+    /// [`CopyStrategy::of`](crate::exec::CopyStrategy::of) says (`exec::explain_copy` tells
+    /// how); `for_each` over it runs its closure on every element, as over any plan.
     pub fn copy_op(dst: Array, src: Array) -> Self {
         let mut c = Self::new();
         c.add_output(Some(dst))
@@ -411,17 +408,6 @@ impl TensorIteratorConfig {
             .resize_outputs(false)
             .check_all_same_dtype(false)
             .check_all_same_device(false);
-        c
-    }
-    /// The plan `copy_` itself runs: [`copy_op`](Self::copy_op) with its kernel declared a
-    /// byte copy when both dtypes are the same, so that the walk may move the bytes itself
-    /// (the direct tiled walk, the permuting copy: `exec::tiled`), and `explain()` shows that
-    /// walk. Only for plans that run `copy_`'s kernel: a `for_each` with another kernel over
-    /// such a plan would not see its closure called on the walk's own tiles.
-    pub fn copy_kernel_op(dst: Array, src: Array) -> Self {
-        let byte_copy = dst.dtype() == src.dtype();
-        let mut c = Self::copy_op(dst, src);
-        c.kernel_is_byte_copy = byte_copy;
         c
     }
 }

@@ -69,6 +69,7 @@ impl Operands {
 fn build(py: Python<'_>, config: TensorIteratorConfig) -> PyResult<PyIterator> {
     Ok(PyIterator {
         inner: call_core(py, move || config.build())?,
+        copy: false,
     })
 }
 
@@ -178,6 +179,8 @@ impl PyConfig {
 #[pyclass(name = "TensorIterator", module = "ferroiter", frozen)]
 pub struct PyIterator {
     inner: TensorIterator,
+    /// The plan of `copy_` (`copy_op`): `explain()` tells the walk that copy runs.
+    copy: bool,
 }
 
 #[pymethods]
@@ -254,7 +257,12 @@ impl PyIterator {
         grain_size: usize,
     ) -> PyResult<String> {
         let threads = num_threads.unwrap_or_else(crate::settings::get_num_threads);
-        Ok(py.detach(|| crate::exec::explain(&self.inner, threads, grain_size))?)
+        let explain = if self.copy {
+            crate::exec::explain_copy
+        } else {
+            crate::exec::explain
+        };
+        Ok(py.detach(|| explain(&self.inner, threads, grain_size))?)
     }
     /// Python-style values (tuples, quoted names, `None`), no Rust debug text.
     fn __repr__(&self) -> String {
@@ -362,10 +370,11 @@ impl PyIterator {
     }
     #[staticmethod]
     fn copy_op(py: Python<'_>, dst: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> PyResult<Self> {
-        preset(py, None, &[dst, src], |_, i| {
+        let plan = preset(py, None, &[dst, src], |_, i| {
             let [dst, src] = two(i);
-            TensorIteratorConfig::copy_kernel_op(dst.array, src.array)
-        })
+            TensorIteratorConfig::copy_op(dst.array, src.array)
+        })?;
+        Ok(PyIterator { copy: true, ..plan })
     }
 }
 

@@ -7,6 +7,7 @@ use super::pack::{self, Line};
 use super::stream::LINE;
 use super::transpose;
 use super::{Block, SendPtr};
+use crate::exec::copy_strategy::CopyStrategy;
 use crate::exec::permute::PermuteCopy;
 use crate::exec::tiled::{self, Tiling};
 use crate::plan::{DimCounter, TensorIterator, INLINE_DIMS};
@@ -63,7 +64,7 @@ pub(crate) struct Walk<'p> {
     /// A permuting copy (see [`crate::exec::permute`]), which replaces the tiles, and the
     /// plan's element count (its ranges map onto the copy's work items).
     /// Boxed: rare, and inline it would grow every walk that a tiny op builds.
-    permute: Option<Box<(PermuteCopy, usize)>>,
+    permute: Option<(Box<PermuteCopy>, usize)>,
     /// Whether an untiled walk's blocks stream their output rows
     /// ([`crate::exec::stores::elementwise_streams`]).
     stream_out: bool,
@@ -102,18 +103,22 @@ pub(crate) fn run_flat(plan: &TensorIterator, f: &impl Fn(&Block)) {
 }
 
 impl<'p> Walk<'p> {
-    /// The walk over a plan's operands (tiled as `tiling` says; untiled, with its output rows
-    /// streamed when [`crate::exec::stores::elementwise_streams`] says so).
-    pub(crate) fn new(plan: &'p TensorIterator, tiling: Option<Tiling>) -> Walk<'p> {
+    /// The walk that runs `strategy` over a plan's operands: the kernel on torch's blocks
+    /// (tiled as the decision says; untiled, with its output rows streamed when
+    /// [`crate::exec::stores::elementwise_streams`] says so) or on the input's order, or a
+    /// copy the walk does itself (direct tiles, the permuting copy). `strategy` is the one
+    /// chosen for this plan (`CopyStrategy::of`, or `tiled::decide`'s for a kernel's walk, as
+    /// every caller in `exec` does just before): its geometry addresses the plan's operands.
+    pub(crate) fn new(plan: &'p TensorIterator, strategy: CopyStrategy) -> Walk<'p> {
+        let (tiling, order, permute) = match strategy {
+            CopyStrategy::Elementwise(decision) => (decision.tiling(), None, None),
+            CopyStrategy::InputOrder(order) => (None, Some(order), None),
+            CopyStrategy::DirectTiles(t) => (Some(t), None, None),
+            CopyStrategy::Permute(p) => (None, None, Some(p)),
+        };
         let ops = plan.operands();
         let bases = operand_bases(plan);
         let widths: PerOperand<usize> = ops.iter().map(|op| op.itemsize()).collect();
-        // an untiled copy may walk the plan's dims in the input's order (`tiled::input_order`)
-        let order = if tiling.is_none() {
-            tiled::input_order(plan)
-        } else {
-            None
-        };
         let dim = |d: usize| order.as_ref().map_or(d, |o| o[d]);
         let shape: Dims<usize> = (0..plan.ndim()).map(|d| plan.shape()[dim(d)]).collect();
         // SAFETY: the plan's guarantees (see the module invariants): every operand's byte
@@ -130,10 +135,11 @@ impl<'p> Walk<'p> {
                 Some((&widths, plan.noutputs())),
             )
         };
+        walk.stream_out =
+            tiling.is_none() && permute.is_none() && crate::exec::stores::elementwise_streams(plan);
         // The permuting copy regroups the plan's own dims and strides (its module doc): the
         // same elements, by the plan's guarantees.
-        walk.permute = tiled::permute_copy(plan).map(|p| Box::new((p, plan.numel())));
-        walk.stream_out = tiling.is_none() && crate::exec::stores::elementwise_streams(plan);
+        walk.permute = permute.map(|p| (p, plan.numel()));
         walk
     }
 
@@ -244,14 +250,15 @@ impl<'p> Walk<'p> {
     /// torch's `serial_for_each` over `[begin, end)` of the walk order: a DimCounter hands out
     /// 2-D blocks, and a tiled walk cuts each into tiles (rows of tiles along dim 0 first).
     pub(crate) fn run(&self, begin: usize, end: usize, f: &impl Fn(&Block)) {
-        if let Some((p, numel)) = self.permute.as_deref() {
+        if let Some((p, numel)) = &self.permute {
             // ranges of the plan map onto ranges of work items (monotonically: ranges that
             // partition the plan partition the items)
             let items = p.items() as u128;
             let at = |x: usize| (x as u128 * items / (*numel).max(1) as u128) as usize;
             // SAFETY: operand 0 (the output) and 1 (the input) of the plan `p` was made from
-            // (`Walk::new`), whose guarantees `from_parts` took; ranges handed to different
-            // threads map to disjoint items, so no two threads write the same element.
+            // (`Walk::new`'s strategy is the plan's own), whose guarantees `from_parts` took;
+            // ranges handed to different threads map to disjoint items, so no two threads
+            // write the same element.
             unsafe { super::permute::run(p, self.base[0], self.base[1], at(begin), at(end)) };
             if p.stream {
                 transpose::fence();
