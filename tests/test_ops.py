@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import operator
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -1116,6 +1117,63 @@ def test_overlap_errors_of_inplace_and_out():
     compare(lambda: operator.iadd(f, f[:]), lambda: operator.iadd(g, g[:]), "exact")
     compare(lambda: fi.mul(f, 2, out=f), lambda: torch.mul(g, 2, out=g), "exact")
     assert_values(a.numpy(), g.numpy())
+
+
+@pytest.mark.parametrize("cols", [1, 3, 8, 33, 64, 65])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int16, torch.complex64])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_short_rows_against_a_row_or_a_column(cols, dtype, threads):
+    """`X ⊙ row` and `X ⊙ column` (either side, allocating, into out= and in place) of a
+    contiguous X of short rows — the loops run several rows at a time there (rows of at most
+    256 bytes, `exec::raw::loops::repeated_input`): torch's results, bit for bit."""
+    rows = 301
+    x = Operand((rows, cols), dtype, CONTIGUOUS, seed=cols, nonzero=True)
+    row = Operand((cols,), dtype, CONTIGUOUS, seed=cols + 1, nonzero=True)
+    column = Operand((rows, 1), dtype, CONTIGUOUS, seed=cols + 2, nonzero=True)
+    with parallelism(threads, 64):
+        for other in (row, column):
+            for name, in_place in (
+                ("sub", operator.isub),
+                ("mul", operator.imul),
+                ("div", operator.itruediv),
+            ):
+                f, t, mode = getattr(fi, name), getattr(torch, name), mode_for(name, dtype)
+                what = f"X {name} {other.shape}"
+                (a, ta), (b, tb) = x.build(), other.build()
+                compare(partial(f, a, b), partial(t, ta, tb), mode, f"{what}: ")
+                compare(partial(f, b, a), partial(t, tb, ta), mode, f"{what}, swapped: ")
+                # out= and in place: each side writes its own copy
+                (out, _), (_, tout) = x.build(), x.build()
+                compare(partial(f, a, b, out=out), partial(t, ta, tb, out=tout), mode, what)
+                if name == "div" and not (dtype.is_floating_point or dtype in COMPLEX):
+                    continue  # torch's integer true division cannot be in place
+                (mine, _), (_, theirs) = x.build(), x.build()
+                compare(
+                    partial(in_place, mine, b),
+                    partial(in_place, theirs, tb),
+                    mode,
+                    f"{what}, in place: ",
+                )
+
+
+def test_short_rows_that_alias_their_output_keep_torchs_order():
+    """An output that meets the row or column it is computed from (views of one array, which
+    the overlap checks let through) sees each row as torch's row-by-row order leaves it: the
+    loops that run several short rows at a time step aside there."""
+    cases = [
+        # row 0 rewritten first, then read by every later row
+        lambda X, m: X.__isub__(X[0].expand(6, 4)),
+        # each row divided by the first element of the row before it, already rewritten
+        lambda X, m: X[1:].__itruediv__(X[:-1, :1]),
+        lambda X, m: m.sub(X[1:], X[0].expand(5, 4), out=X[:-1]),
+        lambda X, m: m.add(X[:-1], X[5].expand(5, 4), out=X[1:]),
+        lambda X, m: m.mul(X[:-1], X[1:, 1:2], out=X[1:]),
+    ]
+    for i, case in enumerate(cases):
+        x = np.arange(1.0, 25.0).reshape(6, 4)
+        mine, theirs = fi.asarray(x.copy()), torch.from_numpy(x.copy())
+        compare(partial(case, mine, fi), partial(case, theirs, torch), "exact", f"case {i}: ")
+        assert_values(mine.numpy(), theirs.numpy(), "exact", f"case {i}, the array: ")
 
 
 @pytest.mark.parametrize(

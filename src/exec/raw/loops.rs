@@ -321,7 +321,10 @@ enum Repeated {
 /// The input of a block that is the same short row for every row, or one value per row, while
 /// the output's and the other input's rows are contiguous and follow one another in memory
 /// (`X - row`, `X / column` of a contiguous `X`; rows of at most [`REPEATED_ROW_BYTES`]).
-/// `None`: not such a block.
+/// `None`: not such a block, or one whose output meets the repeated input or (other than
+/// element for element, in place) the other input: there torch's row-by-row order decides
+/// what each row reads (`X -= X[0].expand(...)` reads row 0 as row 0 left it), which a scratch
+/// filled ahead or a long row read ahead would not.
 fn repeated_input(blk: &Block, sizes: &[usize; 3], path: InnerLoop) -> Option<Repeated> {
     let n = blk.size0;
     let follow = |k: usize| blk.strides1[k] == (n * sizes[k]) as isize;
@@ -335,7 +338,25 @@ fn repeated_input(blk: &Block, sizes: &[usize; 3], path: InnerLoop) -> Option<Re
         _ => return None,
     };
     let short = n > 0 && n * sizes[k] <= REPEATED_ROW_BYTES;
-    (blk.size1 > 1 && short && follow(0) && follow(3 - k)).then_some(repeat)
+    if !(blk.size1 > 1 && short && follow(0) && follow(3 - k)) {
+        return None;
+    }
+    // byte spans from row 0 to the last row, `bytes` from each row's start: the output's and
+    // the other input's rows (one after another), the repeated row, the column of values
+    let span = |k: usize, bytes: usize| {
+        let (first, last) = (blk.row(k, 0) as usize, blk.row(k, blk.size1 - 1) as usize);
+        (first.min(last), first.max(last) + bytes)
+    };
+    let meet = |(a0, a1): (usize, usize), (b0, b1): (usize, usize)| a0 < b1 && b0 < a1;
+    let other = 3 - k;
+    let out = span(0, n * sizes[0]);
+    let repeated = match repeat {
+        Repeated::Row(_) => span(k, n * sizes[k]),
+        Repeated::Scalar(_) => span(k, sizes[k]),
+    };
+    let in_place = blk.row(other, 0) == blk.row(0, 0) && sizes[other] == sizes[0];
+    let apart = !meet(out, repeated) && (in_place || !meet(out, span(other, n * sizes[other])));
+    apart.then_some(repeat)
 }
 
 /// Writes `rows` rows of `n` elements of `T` at `dst`, row `r` being `n` copies of the value
@@ -781,6 +802,50 @@ mod tests {
                 out[n * rows],
                 guard,
                 "n {n}, rows {rows}: written past the rows"
+            );
+        }
+    }
+
+    /// A block whose output meets its repeated row or column (views of one array), or meets
+    /// the other input other than element for element, keeps the row loop: torch's row order
+    /// decides what each row reads there.
+    #[test]
+    fn repeated_rows_step_aside_where_the_output_meets_them() {
+        let (n, rows, w) = (4usize, 6usize, 8isize);
+        let mut x: Vec<f64> = (0..n * rows).map(|i| i as f64).collect();
+        let mut elsewhere = vec![0.0f64; n * rows];
+        let px = x.as_mut_ptr() as *mut u8;
+        let pe = elsewhere.as_mut_ptr() as *mut u8;
+        let at = |p: *mut u8, i: usize| p.wrapping_add(i * w as usize);
+        let row_bytes = n as isize * w;
+        // (output, other input, repeated input, its strides0/strides1, rows), and whether the
+        // repeated path may run
+        let cases = [
+            // apart: a separate output, the row elsewhere
+            (pe, px, at(px, 0), (w, 0), rows, true),
+            // in place, element for element, the row elsewhere
+            (pe, pe, at(px, 0), (w, 0), rows, true),
+            // in place on x, the row being x's row 0 (`X -= X[0].expand(...)`)
+            (px, px, at(px, 0), (w, 0), rows, false),
+            // x's rows 1.. from x's rows ..-1 (the output meets the other input, shifted)
+            (at(px, n), px, at(pe, 0), (w, 0), rows - 1, false),
+            // x's rows 1.. divided by x's first column of the rows before
+            (at(px, n), at(px, n), px, (0, row_bytes), rows - 1, false),
+            // a column elsewhere, in place
+            (px, px, pe, (0, row_bytes), rows, true),
+        ];
+        for (i, &(o, other, rep, (s0, s1), rows, expected)) in cases.iter().enumerate() {
+            let ptrs = [o, other, rep];
+            let strides0 = [w, w, s0];
+            let strides1 = [row_bytes, row_bytes, s1];
+            // SAFETY: every pointer addresses `rows` rows of `n` float64 (or the repeated
+            // row / column) inside `x` or `elsewhere`; the block is only inspected.
+            let blk = unsafe { Block::new(&ptrs, &strides0, &strides1, n, rows) };
+            let path = InnerLoop::of(&strides0, &[8; 3], 1);
+            assert_eq!(
+                repeated_input(&blk, &[8; 3], path).is_some(),
+                expected,
+                "case {i}"
             );
         }
     }
