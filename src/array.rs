@@ -16,8 +16,18 @@ use std::sync::Arc;
 /// A strided view of typed elements in a storage, or (with `blocking`) an array in one of
 /// oneDNN's blocked formats: `layout` is then its dense physical view and `blocking` holds the
 /// logical shape (`blocked.rs`).
+///
+/// An array never changes once made, so its clones share its parts (storage, layout, dtype,
+/// blocking) behind one pointer: cloning or moving an array is a pointer's work. (Held
+/// inline, the layout's two inline dim lists made an array 144 bytes, and a 1-element
+/// `a + b` spent a fifth of its time copying arrays from one place to the next — more than
+/// its instruction count showed: copying a value just written stalls.)
 #[derive(Clone, Debug)]
-pub struct Array {
+pub struct Array(Arc<Parts>);
+
+/// What an [`Array`] is made of.
+#[derive(Clone, Debug)]
+struct Parts {
     storage: Arc<Storage>,
     layout: Layout,
     dtype: DType,
@@ -121,12 +131,12 @@ impl Array {
                 )));
             }
         }
-        Ok(Array {
+        Ok(Array(Arc::new(Parts {
             storage,
             layout,
             dtype,
             blocking: None,
-        })
+        })))
     }
 
     /// A new array with the given layout over fresh (zeroed) memory large enough for it.
@@ -164,8 +174,9 @@ impl Array {
         let value = checked_fill_value(value, dtype, out.numel())?;
         // New arrays of every format are dense from their first byte: fill `numel` elements
         // (a blocked array's physical ones, then its padding zeroed again).
-        out.storage
-            .fill_prefix(&value.to_bytes(dtype), out.layout.numel())?;
+        out.0
+            .storage
+            .fill_prefix(&value.to_bytes(dtype), out.0.layout.numel())?;
         out.zero_padding()?;
         Ok(out)
     }
@@ -193,7 +204,7 @@ impl Array {
 
     /// A contiguous, unzeroed output of `like`'s shape (`empty_strided_unzeroed` with
     /// contiguous strides) for a kernel that writes every element before anything reads it:
-    /// the direct plan of the commonest call (`plan::contiguous_kernel_plan`). `like` exists,
+    /// the direct plan of the commonest call (`plan::direct_operands`). `like` exists,
     /// so its element count was checked when it was made, and a contiguous layout spans
     /// exactly that many elements: the general constructor's size and span checks have nothing
     /// to find here (a tenth of a 1-element add).
@@ -211,12 +222,12 @@ impl Array {
             strides,
             offset: 0,
         };
-        Ok(Array {
+        Ok(Array(Arc::new(Parts {
             storage,
             layout,
             dtype,
             blocking: None,
-        })
+        })))
     }
 
     /// The output of a copy of `self` into `empty_like(dtype, format)`, unzeroed where the
@@ -235,24 +246,27 @@ impl Array {
         dtype: Option<DType>,
         format: MemoryFormat,
     ) -> Result<Array> {
-        let same_strides = self.blocking.is_none()
+        let same_strides = self.0.blocking.is_none()
             && format.blocked().is_none()
-            && self.layout.is_non_overlapping_and_dense()
+            && self.0.layout.is_non_overlapping_and_dense()
             && match format {
-                MemoryFormat::Preserve => preserve_strides(&self.layout) == self.layout.strides[..],
+                MemoryFormat::Preserve => {
+                    preserve_strides(&self.0.layout) == self.0.layout.strides[..]
+                }
                 other => {
-                    mf::format_strides(&self.layout.shape, other)?[..] == self.layout.strides[..]
+                    mf::format_strides(&self.0.layout.shape, other)?[..]
+                        == self.0.layout.strides[..]
                 }
             };
         if same_strides {
             return Array::empty_strided_unzeroed(
-                &self.layout.shape,
-                &self.layout.strides,
-                dtype.unwrap_or(self.dtype),
+                &self.0.layout.shape,
+                &self.0.layout.strides,
+                dtype.unwrap_or(self.0.dtype),
             );
         }
-        if dtype.is_none_or(|d| d == self.dtype) {
-            let unzeroed = if self.blocking.is_none() && format.blocked().is_none() {
+        if dtype.is_none_or(|d| d == self.0.dtype) {
+            let unzeroed = if self.0.blocking.is_none() && format.blocked().is_none() {
                 self.unzeroed_for_strided_copy(format)
             } else {
                 self.unzeroed_for_blocked_copy(format)
@@ -272,10 +286,10 @@ impl Array {
     /// its errors as before).
     fn unzeroed_for_strided_copy(&self, format: MemoryFormat) -> Option<Array> {
         let strides: crate::dims::Strides = match format {
-            MemoryFormat::Preserve => preserve_strides(&self.layout).into(),
-            other => mf::format_strides(&self.layout.shape, other).ok()?,
+            MemoryFormat::Preserve => preserve_strides(&self.0.layout).into(),
+            other => mf::format_strides(&self.0.layout.shape, other).ok()?,
         };
-        Array::empty_strided_unzeroed(&self.layout.shape, &strides, self.dtype).ok()
+        Array::empty_strided_unzeroed(&self.0.layout.shape, &strides, self.0.dtype).ok()
     }
 
     /// The unzeroed output of a same-dtype copy of `self` into the `format` (`kernels::blocked::
@@ -287,25 +301,25 @@ impl Array {
     /// allocated instead (and raises its errors as before).
     fn unzeroed_for_blocked_copy(&self, format: MemoryFormat) -> Option<Array> {
         let whole_blocks = |b: &Blocking| b.channels().is_multiple_of(b.block);
-        let target = match (&self.blocking, format) {
+        let target = match (&self.0.blocking, format) {
             (Some(b), MemoryFormat::Preserve) => Some(b.as_ref().clone()),
             (_, f) if f.blocked().is_some() => Some(Blocking::new(self.shape(), f).ok()?),
             _ => None,
         };
-        match (target, self.blocking.as_deref()) {
+        match (target, self.0.blocking.as_deref()) {
             (Some(t), from) => {
                 if !(from == Some(&t) || whole_blocks(&t)) {
                     return None;
                 }
                 let physical = t.physical_layout();
-                Array::empty_strided_unzeroed(&physical.shape, &physical.strides, self.dtype)
+                Array::empty_strided_unzeroed(&physical.shape, &physical.strides, self.0.dtype)
                     .ok()?
                     .into_blocked(t)
                     .ok()
             }
             (None, Some(from)) if whole_blocks(from) => {
                 let strides = mf::format_strides(&from.shape, format).ok()?;
-                Array::empty_strided_unzeroed(&from.shape, &strides, self.dtype).ok()
+                Array::empty_strided_unzeroed(&from.shape, &strides, self.0.dtype).ok()
             }
             (None, _) => None,
         }
@@ -346,8 +360,8 @@ impl Array {
     /// `empty_like(self, dtype, memory_format)` with torch's preserve rule: a non-overlapping
     /// and dense source gives its exact strides, any other gives dense strides in its order.
     pub fn empty_like(&self, dtype: Option<DType>, format: MemoryFormat) -> Result<Array> {
-        let dtype = dtype.unwrap_or(self.dtype);
-        if let Some(b) = &self.blocking {
+        let dtype = dtype.unwrap_or(self.0.dtype);
+        if let Some(b) = &self.0.blocking {
             let format = match format {
                 MemoryFormat::Preserve => b.format(),
                 other => other,
@@ -358,12 +372,12 @@ impl Array {
             return Array::empty(self.shape(), dtype, format);
         }
         let strides = match format {
-            MemoryFormat::Preserve => preserve_strides(&self.layout).into(),
-            other => mf::format_strides(&self.layout.shape, other)?,
+            MemoryFormat::Preserve => preserve_strides(&self.0.layout).into(),
+            other => mf::format_strides(&self.0.layout.shape, other)?,
         };
         Array::allocate(
             Layout {
-                shape: self.layout.shape.clone(),
+                shape: self.0.layout.shape.clone(),
                 strides,
                 offset: 0,
             },
@@ -379,11 +393,12 @@ impl Array {
         format: MemoryFormat,
     ) -> Result<Array> {
         let out = self.empty_like(dtype, format)?;
-        let value = checked_fill_value(value, out.dtype, out.numel())?;
+        let value = checked_fill_value(value, out.0.dtype, out.numel())?;
         // empty_like's strides are dense and non-negative from offset 0: the layout's elements
         // (a blocked array's physical ones, then its padding zeroed again).
-        out.storage
-            .fill_prefix(&value.to_bytes(out.dtype), out.layout.numel())?;
+        out.0
+            .storage
+            .fill_prefix(&value.to_bytes(out.0.dtype), out.0.layout.numel())?;
         out.zero_padding()?;
         Ok(out)
     }
@@ -466,7 +481,7 @@ impl Array {
             } else {
                 acc.element(i)
             };
-            out.storage.write(i * itemsize, &value.to_bytes(dtype))?;
+            out.0.storage.write(i * itemsize, &value.to_bytes(dtype))?;
         }
         Ok(out)
     }
@@ -475,30 +490,30 @@ impl Array {
 
     /// The element type.
     pub fn dtype(&self) -> DType {
-        self.dtype
+        self.0.dtype
     }
     /// The layout: sizes, element strides and storage offset (a blocked array's physical view).
     pub fn layout(&self) -> &Layout {
-        &self.layout
+        &self.0.layout
     }
     /// The logical shape (a blocked array's NC(D)HW, not its physical view's).
     pub fn shape(&self) -> &[usize] {
-        match &self.blocking {
+        match &self.0.blocking {
             Some(b) => &b.shape,
-            None => &self.layout.shape,
+            None => &self.0.layout.shape,
         }
     }
     /// The strides, in elements (of the layout: a blocked array's physical view).
     pub fn strides(&self) -> &[isize] {
-        &self.layout.strides
+        &self.0.layout.strides
     }
     /// The offset of element 0 in the storage, in elements (torch's `storage_offset()`).
     pub fn storage_offset(&self) -> isize {
-        self.layout.offset
+        self.0.layout.offset
     }
     /// The storage the array views (shared with every other view of it).
     pub fn storage(&self) -> &Arc<Storage> {
-        &self.storage
+        &self.0.storage
     }
     /// The number of logical dims.
     pub fn ndim(&self) -> usize {
@@ -506,41 +521,41 @@ impl Array {
     }
     /// Logical elements (a blocked array's padding excluded).
     pub fn numel(&self) -> usize {
-        match &self.blocking {
+        match &self.0.blocking {
             Some(b) => b.numel(),
-            None => self.layout.numel(),
+            None => self.0.layout.numel(),
         }
     }
     /// The blocking of an array in a blocked format; `None` for a strided array.
     pub fn blocking(&self) -> Option<&Blocking> {
-        self.blocking.as_deref()
+        self.0.blocking.as_deref()
     }
     /// Bytes per element.
     pub fn itemsize(&self) -> usize {
-        self.dtype.itemsize()
+        self.0.dtype.itemsize()
     }
     /// Whether the array views memory that refuses writes (a read-only numpy array or DLPack
     /// capsule).
     pub fn is_readonly(&self) -> bool {
-        !self.storage.is_writable()
+        !self.0.storage.is_writable()
     }
     /// Address of element 0 (the storage offset applied).
     pub fn data_ptr(&self) -> usize {
-        self.storage.base_ptr() as usize + (self.layout.offset as usize) * self.itemsize()
+        self.0.storage.base_ptr() as usize + (self.0.layout.offset as usize) * self.itemsize()
     }
     /// torch's tensor type name for messages: `torch.FloatTensor`, or the legacy `CPUBoolType`
     /// for the dtypes that have no `torch.*Tensor` class (bool, bfloat16, complex).
     pub fn torch_type_name(&self) -> String {
-        match self.dtype {
+        match self.0.dtype {
             DType::Bool | DType::BF16 | DType::ComplexHalf | DType::C64 | DType::C128 => {
-                format!("CPU{}Type", self.dtype.torch_name())
+                format!("CPU{}Type", self.0.dtype.torch_name())
             }
-            _ => format!("torch.{}Tensor", self.dtype.torch_name()),
+            _ => format!("torch.{}Tensor", self.0.dtype.torch_name()),
         }
     }
     /// Whether two arrays view the same storage.
     pub fn shares_storage(&self, other: &Array) -> bool {
-        Arc::ptr_eq(&self.storage, &other.storage)
+        Arc::ptr_eq(&self.0.storage, &other.0.storage)
     }
 
     // ---- views ----
@@ -548,14 +563,14 @@ impl Array {
     /// The layout views start from; refused for a blocked array (see `with_layout`).
     fn view_layout(&self) -> Result<&Layout> {
         self.refuse_blocked("views")?;
-        Ok(&self.layout)
+        Ok(&self.0.layout)
     }
 
     /// The same storage under another layout (checked against the storage bounds). Views of
     /// a blocked array are refused: no strided view can address its logical elements.
     pub fn with_layout(&self, layout: Layout) -> Result<Array> {
         self.refuse_blocked("views")?;
-        Array::from_parts(self.storage.clone(), layout, self.dtype)
+        Array::from_parts(self.0.storage.clone(), layout, self.0.dtype)
     }
     /// `permute(*dims)`: a view whose dim i is this array's dim `dims[i]`.
     pub fn permute(&self, dims: &[i64]) -> Result<Array> {
@@ -592,22 +607,22 @@ impl Array {
     /// write costs what numpy's does (scikit-learn fills diagonals one element at a time).
     pub fn set_element(&self, index: &[i64], value: Scalar) -> Result<()> {
         // torch converts the value before it reads the key: its range error comes first
-        let value = checked_fill_value(value, self.dtype, 1)?;
+        let value = checked_fill_value(value, self.0.dtype, 1)?;
         let offset = self.view_layout()?.element_offset(index)?;
-        let bytes = value.to_bytes(self.dtype);
-        self.storage.write(offset * bytes.len(), &bytes)
+        let bytes = value.to_bytes(self.0.dtype);
+        self.0.storage.write(offset * bytes.len(), &bytes)
     }
     /// `a[i, j, ...] = v` for a one-element `v` of `a`'s dtype: its bytes, as
     /// [`Array::set_element`] writes a number.
     pub fn set_element_from(&self, index: &[i64], v: &Array) -> Result<()> {
-        if v.numel() != 1 || v.dtype != self.dtype {
+        if v.numel() != 1 || v.0.dtype != self.0.dtype {
             return Err(Error::value(
                 "set_element_from takes one element of the array's dtype",
             ));
         }
         v.view_layout()?;
         let offset = self.view_layout()?.element_offset(index)?;
-        self.storage.copy_runs(
+        self.0.storage.copy_runs(
             std::iter::once(offset as isize),
             v.storage(),
             std::iter::once(v.storage_offset()),
@@ -638,7 +653,7 @@ impl Array {
             return Err(Error::value("mismatch in length of strides and shape"));
         }
         check_non_negative_strides(strides)?;
-        let offset = offset.unwrap_or(self.layout.offset);
+        let offset = offset.unwrap_or(self.0.layout.offset);
         if offset < 0 {
             return Err(Error::value(format!(
                 "Tensor: invalid storage offset {offset}"
@@ -651,12 +666,12 @@ impl Array {
         };
         let itemsize = self.itemsize();
         let needed = storage_nbytes(shape, strides, itemsize, offset as usize)?;
-        if needed > self.storage.nbytes() {
+        if needed > self.0.storage.nbytes() {
             return Err(Error::value(format!(
                 "setStorage: sizes {}, strides {}, storage offset {offset}, and itemsize {itemsize} requiring a storage size of {needed} are out of bounds for storage of size {}",
                 fmt_shape(shape),
                 fmt_shape(strides),
-                self.storage.nbytes()
+                self.0.storage.nbytes()
             )));
         }
         self.with_layout(layout)
@@ -668,48 +683,52 @@ impl Array {
     pub fn empty_blocked(blocking: Blocking, dtype: DType) -> Result<Array> {
         checked_numel(&blocking.shape)?;
         let physical = Array::allocate(blocking.physical_layout(), dtype)?;
-        Ok(Array {
-            blocking: Some(Box::new(blocking)),
-            ..physical
-        })
+        Ok(physical.with_blocking(Some(Box::new(blocking))))
     }
 
     /// A plain array (its dense physical view, offset 0) taken as the storage of a blocked
     /// array of `blocking` (the physical shapes must agree).
     pub fn into_blocked(self, blocking: Blocking) -> Result<Array> {
-        if self.blocking.is_some() || self.layout != blocking.physical_layout() {
+        if self.0.blocking.is_some() || self.0.layout != blocking.physical_layout() {
             return Err(Error::value(format!(
                 "a blocked array of shape {} needs its dense physical view {} at offset 0, got sizes {}, strides {}",
                 fmt_shape(&blocking.shape),
                 fmt_shape(&blocking.physical_shape()),
-                fmt_shape(&self.layout.shape),
-                fmt_shape(&self.layout.strides)
+                fmt_shape(&self.0.layout.shape),
+                fmt_shape(&self.0.layout.strides)
             )));
         }
-        Ok(Array {
-            blocking: Some(Box::new(blocking)),
-            ..self
-        })
+        Ok(self.with_blocking(Some(Box::new(blocking))))
     }
 
     /// The physical view of a blocked array as a plain strided array over the same storage
     /// (`blocked_view()`); a strided array itself.
     pub fn physical(&self) -> Array {
-        Array {
-            blocking: None,
-            ..self.clone()
+        match self.0.blocking {
+            None => self.clone(),
+            Some(_) => self.with_blocking(None),
         }
+    }
+
+    /// The same storage, layout and dtype with another blocking.
+    fn with_blocking(&self, blocking: Option<Box<Blocking>>) -> Array {
+        Array(Arc::new(Parts {
+            storage: self.0.storage.clone(),
+            layout: self.0.layout.clone(),
+            dtype: self.0.dtype,
+            blocking,
+        }))
     }
 
     /// Writes zero to a blocked array's padding lanes (nothing for a strided array, or when
     /// C is a multiple of the block).
     pub fn zero_padding(&self) -> Result<()> {
-        let Some(b) = &self.blocking else {
+        let Some(b) = &self.0.blocking else {
             return Ok(());
         };
-        if let Some(pad) = blocked::padding_part(b, &self.layout) {
-            let zero = Array::full(&[], Scalar::Int(0), self.dtype, MemoryFormat::Contiguous)?;
-            let pad = Array::from_parts(self.storage.clone(), pad, self.dtype)?;
+        if let Some(pad) = blocked::padding_part(b, &self.0.layout) {
+            let zero = Array::full(&[], Scalar::Int(0), self.0.dtype, MemoryFormat::Contiguous)?;
+            let pad = Array::from_parts(self.0.storage.clone(), pad, self.0.dtype)?;
             crate::kernels::copy::copy_into(&pad, &zero)?;
         }
         Ok(())
@@ -718,24 +737,24 @@ impl Array {
     /// The memory format an array is in for `suggest_memory_format`: a blocked array's own
     /// format, else torch's guess from the strides (never a blocked format).
     pub fn suggest_memory_format(&self, exact_match: bool) -> MemoryFormat {
-        match &self.blocking {
+        match &self.0.blocking {
             Some(b) => b.format(),
-            None => self.layout.suggest_memory_format(exact_match),
+            None => self.0.layout.suggest_memory_format(exact_match),
         }
     }
 
     /// `is_contiguous(memory_format=format)`: a blocked array is contiguous in its own format
     /// only; a strided array never is in a blocked one.
     pub fn is_contiguous_as(&self, format: MemoryFormat) -> Result<bool> {
-        match &self.blocking {
+        match &self.0.blocking {
             Some(b) => Ok(format == b.format()),
-            None => self.layout.is_contiguous(format),
+            None => self.0.layout.is_contiguous(format),
         }
     }
 
     /// A clear error for an operation that cannot take a blocked array yet.
     pub fn refuse_blocked(&self, what: &str) -> Result<()> {
-        match &self.blocking {
+        match &self.0.blocking {
             Some(b) => Err(Error::value(format!(
                 "{what} of an array in the blocked format {} are not supported; convert it with .contiguous() or .to(memory_format=...) first",
                 b.format().name()
@@ -766,16 +785,16 @@ impl Array {
             )));
         }
         let array = Array::empty(shape, T::DTYPE, MemoryFormat::Contiguous)?;
-        array.storage.write_elements(0, values)?;
+        array.0.storage.write_elements(0, values)?;
         Ok(array)
     }
 
     /// Every element in logical row-major order as `T`, which must be the array's dtype.
     pub fn to_values<T: crate::kernels::element::Element>(&self) -> Result<Vec<T>> {
-        if self.dtype != T::DTYPE {
+        if self.0.dtype != T::DTYPE {
             return Err(Error::type_(format!(
                 "to_values: the array is {}, not {}",
-                self.dtype,
+                self.0.dtype,
                 T::DTYPE
             )));
         }
@@ -786,16 +805,17 @@ impl Array {
 
     /// Every element in logical row-major order.
     pub fn to_scalars(&self) -> Result<Vec<Scalar>> {
-        if self.blocking.is_some() {
+        if self.0.blocking.is_some() {
             return crate::kernels::blocked::dense(self)?.to_scalars();
         }
         let itemsize = self.itemsize();
         let mut buf = [0u8; 16];
         let mut out = Vec::with_capacity(self.numel());
-        for off in element_offsets(&self.layout) {
-            self.storage
+        for off in element_offsets(&self.0.layout) {
+            self.0
+                .storage
                 .read(off as usize * itemsize, &mut buf[..itemsize])?;
-            out.push(Scalar::from_bytes(self.dtype, &buf[..itemsize]));
+            out.push(Scalar::from_bytes(self.0.dtype, &buf[..itemsize]));
         }
         Ok(out)
     }

@@ -73,7 +73,7 @@ impl Storage {
     /// zeroed ([`Storage::alloc_uninit`]). Crate-private, and used on three paths only
     /// (through `Array::empty_strided_unzeroed`, or `Array::contiguous_kernel_output` for the
     /// first): the outputs the build allocates for a plan from
-    /// `TensorIteratorConfig::into_kernel_plan` or that `plan::contiguous_kernel_plan` makes
+    /// `TensorIteratorConfig::into_kernel_plan` or that `plan::direct_operands` makes
     /// (the same plan, made without a config); the output of a copy from a dense
     /// array with the same strides, or of a same-dtype copy of any strided array into a
     /// dense format (`Array::empty_like_for_copy`, then `copy_into` at once: not blocked, so
@@ -85,9 +85,9 @@ impl Storage {
     /// fill whole blocks (the strided copy of the full blocks reaches every element of the
     /// output, and there are no padding lanes). That is sound because
     ///
-    /// - `into_kernel_plan` and `contiguous_kernel_plan` are crate-private and each of their
-    ///   callers (the kernels) runs the plan at once with a loop that writes every element of
-    ///   every output;
+    /// - `into_kernel_plan` and `direct_operands` are crate-private and each of their
+    ///   callers (the kernels) runs the plan (or the direct operands' one row) at once with a
+    ///   loop that writes every element of every output;
     /// - the walk never reads an output before its kernel writes it: an output the build
     ///   allocates is dense in the walk's order, so it is contiguous along dim 0 and never
     ///   packed (the only place a walk copies an output's old contents), and so is the dense

@@ -5,11 +5,11 @@
 use super::chunks::Chunks;
 use super::copy_strategy::CopyStrategy;
 use super::pool;
-use super::raw::{run_flat, Block, Walk};
+use super::raw::{run_flat, run_row, Block, Walk};
 use super::stores;
 use super::tiled;
 use crate::error::Result;
-use crate::plan::TensorIterator;
+use crate::plan::{DirectOperands, TensorIterator};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Runs `f` over the plan in 2-D blocks: torch's blocks, or tiles of them when
@@ -69,6 +69,27 @@ pub fn for_each(plan: &TensorIterator, grain: usize, f: impl Fn(&Block) + Sync) 
         grain,
         &f,
     )
+}
+
+/// Whether [`for_each`] would run the plan that a direct plan's operands make as one serial,
+/// unstreamed block: one row ([`DirectOperands::one_row`]) of at most `grain` elements and an
+/// output too small to stream. [`for_each_row`] then runs it without the plan.
+pub(crate) fn runs_as_row(operands: &DirectOperands, grain: usize) -> bool {
+    let numel = operands.numel();
+    operands.one_row()
+        && numel <= grain.max(1)
+        && !stores::may_stream(numel.saturating_mul(operands.output().itemsize()))
+}
+
+/// [`for_each`] on the one row of a direct plan's operands, where [`runs_as_row`]: `f` runs
+/// once on the row, serially, as on the plan they make.
+pub(crate) fn for_each_row(operands: &DirectOperands, f: impl Fn(&Block) + Sync) -> Result<()> {
+    debug_assert!(operands.one_row());
+    if operands.numel() == 0 {
+        return Ok(());
+    }
+    // (a serial loop on the pool's path, so that a panic becomes an error as in `for_each`)
+    pool::parallel_for(1, 1, &|_| run_row(operands, &f))
 }
 
 /// Runs a same-dtype copy (`kernels::copy`) of the plan's input into its output as its

@@ -23,7 +23,7 @@ pub use chunks::GRAIN_SIZE;
 pub use copy_strategy::CopyStrategy;
 pub use explain::{explain, explain_copy, inner_loop};
 pub use for_each::for_each;
-pub(crate) use for_each::for_each_copy;
+pub(crate) use for_each::{for_each_copy, for_each_row, runs_as_row};
 pub use inner_loop::InnerLoop;
 pub use pool::{get_num_threads, in_parallel_region, parallel_for, set_num_threads};
 pub use raw::loop2d::{ForeignLoop, Loop2dFn, MAX_OPERANDS};

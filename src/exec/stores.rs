@@ -194,18 +194,26 @@ pub(crate) fn elementwise_streams(plan: &TensorIterator) -> bool {
     // which the output is at least a quarter; a far one an output past a quarter of it), so
     // such a plan skips counting the operand bytes (about 220 of the 9,800 instructions a
     // 1-element add took in the extension, counted by callgrind).
-    let sizes = cache::sizes();
     let out_bytes = plan
         .numel()
         .saturating_mul(plan.operands().first().map_or(0, |op| op.itemsize()));
-    let smallest = match STREAMED_FROM.load(Ordering::Relaxed) {
-        0 => sizes.l2.min(sizes.l3 / 4),
-        forced => forced,
-    };
-    if out_bytes < smallest {
+    if !may_stream(out_bytes) {
         return false;
     }
     elementwise_streams_on(plan)
+}
+
+/// Whether an output of `out_bytes` is large enough that [`elementwise_streams`] may stream
+/// it: past both an L2 and a quarter of the L3 (or what a test forced).
+pub(crate) fn may_stream(out_bytes: usize) -> bool {
+    let smallest = match STREAMED_FROM.load(Ordering::Relaxed) {
+        0 => {
+            let sizes = cache::sizes();
+            sizes.l2.min(sizes.l3 / 4)
+        }
+        forced => forced,
+    };
+    out_bytes >= smallest
 }
 
 /// [`elementwise_streams`] past its early exit for small outputs.

@@ -2,16 +2,16 @@
 //! loop per op family — arithmetic, ordered ops, bitwise ops, equality/logical ops and order
 //! comparisons. `pow` with a Python number on one side is `pow.rs`.
 
-use super::args::{checked_as, common_dtype, is_scalar, negated, original_value_f32, Arg};
+use super::args::{checked_as, is_scalar, negated, original_value_f32, Arg};
 use super::element::Element;
 use super::elementary::{complex_logaddexp, next_after_bits, RealBinary};
 use super::integer::IntegerOps;
 use super::math::{Arith, Bitwise, Compute, Ordered, TrueDiv};
-use super::run::run;
+use super::run::Target;
 use super::table::{BinaryOp, Preset, Reflection, UnaryOp};
 use crate::error::{Error, Result};
 use crate::exec::raw::{map2, map2_widened};
-use crate::plan::{contiguous_kernel_plan, Input, TensorIterator, TensorIteratorConfig};
+use crate::plan::{direct_operands, Input, TensorIterator, TensorIteratorConfig};
 use crate::{
     dispatch_all, dispatch_in, dispatch_inexact, dispatch_integral, dispatch_ordered, Array, DType,
     Scalar,
@@ -27,66 +27,40 @@ fn config(op: BinaryOp, out: Option<Array>, a: Input, b: Input) -> TensorIterato
     }
 }
 
-/// The plan `op` runs on: made straight from the operands in the commonest cases (see
-/// [`direct_plan`]), else built from the op's config.
-fn kernel_plan(op: BinaryOp, a: &Arg, b: &Arg, out: Option<Array>) -> Result<TensorIterator> {
-    if let Some(plan) = direct_plan(op, a, b, out.as_ref())? {
-        return Ok(plan);
-    }
+/// The plan `op` runs on, built from the op's config.
+fn config_plan(op: BinaryOp, a: &Arg, b: &Arg, out: Option<Array>) -> Result<TensorIterator> {
     let mut config = config(op, out, a.input()?, b.input()?);
     config.structured(op.is_structured());
     config.into_kernel_plan()
 }
 
-/// The plan without a config (`plan::contiguous_kernel_plan`) of two contiguous arrays of one
-/// dtype and shape, or of a contiguous array and a Python number that leaves the array's dtype
-/// as the common one (`a * 2` on floats, `a + 1` on integers, `a += 2`): the number then
-/// becomes a 0-d array of that dtype at once, converted as the build's temporary would be
-/// (`run::number_array`). `out`: a given output (`out=`, or `a` itself in place), taken as it
-/// is or left to the config's phases. Not for the half types, whose `*` and `/` read a number
-/// unrounded from the original (see `binary_tensors`).
-fn direct_plan(
-    op: BinaryOp,
-    a: &Arg,
-    b: &Arg,
-    out: Option<&Array>,
-) -> Result<Option<TensorIterator>> {
-    let preset = op.preset();
-    let output_dtype = (preset == Preset::Comparison).then_some(DType::Bool);
-    let float = preset == Preset::Float;
-    let number = |value: Scalar, array: &Array| -> Result<Option<Array>> {
-        let dtype = array.dtype();
-        let common = crate::dtype::result_type(&[a.participant(), b.participant()])?;
-        let contiguous = array.ndim() > 0
-            && array
-                .layout()
-                .is_contiguous(crate::MemoryFormat::Contiguous)
-                == Ok(true);
-        let halves = matches!(dtype, DType::F16 | DType::BF16);
-        let out_fits = out.is_none_or(|o| o.dtype() == dtype);
-        if common != dtype
-            || !contiguous
-            || halves
-            || (float && dtype.is_integral(true))
-            || !out_fits
-        {
-            return Ok(None);
-        }
-        super::run::number_array(value, dtype)
+/// The Python number of `a ⊙ b` (one side a number, the other a contiguous array) as a 0-d
+/// array of the array's dtype, converted as the build's temporary would be
+/// (`run::number_array`), when the direct plan can take it: the number leaves the array's
+/// dtype as the common one (`a * 2` on floats, `a + 1` on integers, `a += 2`), no true
+/// division of integers, no half type (whose `*` and `/` read a number unrounded from the
+/// original: see `binary_tensors`), and an `out` (if any) of that dtype — checked here so that
+/// no array is made for a call the direct plan would decline anyway. `None` otherwise.
+fn direct_number(op: BinaryOp, a: &Arg, b: &Arg, out: Option<&Array>) -> Result<Option<Array>> {
+    let (value, array) = match (a, b) {
+        (Arg::Array(x), Arg::Scalar(s)) => (*s, x),
+        (Arg::Scalar(s), Arg::Array(y)) => (*s, y),
+        _ => return Ok(None),
     };
-    let plan = |inputs: &[&Array]| contiguous_kernel_plan(inputs, output_dtype, float, out);
-    match (a, b) {
-        (Arg::Array(x), Arg::Array(y)) => plan(&[x, y]),
-        (Arg::Array(x), Arg::Scalar(s)) => match number(*s, x)? {
-            Some(n) => plan(&[x, &n]),
-            None => Ok(None),
-        },
-        (Arg::Scalar(s), Arg::Array(y)) => match number(*s, y)? {
-            Some(n) => plan(&[&n, y]),
-            None => Ok(None),
-        },
-        (Arg::Scalar(_), Arg::Scalar(_)) => Ok(None),
+    let dtype = array.dtype();
+    let common = crate::dtype::result_type(&[a.participant(), b.participant()])?;
+    let contiguous = array.ndim() > 0
+        && array
+            .layout()
+            .is_contiguous(crate::MemoryFormat::Contiguous)
+            == Ok(true);
+    let halves = matches!(dtype, DType::F16 | DType::BF16);
+    let float = op.preset() == Preset::Float;
+    let out_fits = out.is_none_or(|o| o.dtype() == dtype);
+    if common != dtype || !contiguous || halves || (float && dtype.is_integral(true)) || !out_fits {
+        return Ok(None);
     }
+    super::run::number_array(value, dtype)
 }
 
 /// torch's checks before building: complex maximum/minimum, `sub` with bools.
@@ -160,7 +134,7 @@ impl ZeroDivision {
 /// torch computes add/sub as `a + alpha·b` (sub with `-alpha`); for real dtypes with
 /// alpha = 1 that is a plain sum, but complex numbers always go through the complex product
 /// `alpha·b`, so an infinite component of `b` gives NaN in the other one, as in torch.
-fn run_arith<T: Compute>(plan: &TensorIterator, op: BinaryOp, alpha: Scalar) -> Result<()>
+fn run_arith<T: Compute>(plan: &Target, op: BinaryOp, alpha: Scalar) -> Result<()>
 where
     T::Op: Arith,
 {
@@ -169,10 +143,10 @@ where
     let complex = T::DTYPE.is_complex();
     match op {
         BinaryOp::Add if alpha == Scalar::Int(1) && !complex => {
-            run(plan, |b| map2_widened(b, up, down, |x, y| x.add(y)))
+            plan.run(|b| map2_widened(b, up, down, |x, y| x.add(y)))
         }
         BinaryOp::Sub if alpha == Scalar::Int(1) && !complex => {
-            run(plan, |b| map2_widened(b, up, down, |x, y| x.sub(y)))
+            plan.run(|b| map2_widened(b, up, down, |x, y| x.sub(y)))
         }
         BinaryOp::Add | BinaryOp::Sub => {
             let alpha = if op == BinaryOp::Sub {
@@ -183,16 +157,14 @@ where
             // torch converts alpha to the dtype first (`alpha.to<scalar_t>()`: float16 alpha
             // is rounded), then computes in opmath.
             let al = checked_as::<T>(alpha)?.up();
-            run(plan, |b| {
-                map2_widened(b, up, down, move |x, y| x.add_alpha(y, al))
-            })
+            plan.run(|b| map2_widened(b, up, down, move |x, y| x.add_alpha(y, al)))
         }
-        BinaryOp::Mul => run(plan, |b| map2_widened(b, up, down, |x, y| x.mul(y))),
+        BinaryOp::Mul => plan.run(|b| map2_widened(b, up, down, |x, y| x.mul(y))),
         _ => unreachable!("run_arith is only called for + - ×"),
     }
 }
 
-fn run_ordered<T: Compute>(plan: &TensorIterator, op: BinaryOp) -> Result<()>
+fn run_ordered<T: Compute>(plan: &Target, op: BinaryOp) -> Result<()>
 where
     T::Op: Ordered,
 {
@@ -200,37 +172,33 @@ where
     let down = T::down;
     let zero = ZeroDivision::new();
     match op {
-        BinaryOp::FloorDivide => run(plan, |b| {
-            map2::<T, T, T>(b, |x, y| down(zero.flag(up(x).floor_divide(up(y)))))
-        })?,
-        BinaryOp::Remainder => run(plan, |b| {
-            map2::<T, T, T>(b, |x, y| down(zero.flag(up(x).remainder(up(y)))))
-        })?,
-        BinaryOp::Pow => run(plan, |b| map2::<T, T, T>(b, |x, y| down(up(x).pow(up(y)))))?,
-        BinaryOp::Maximum => run(plan, |b| {
-            map2::<T, T, T>(b, |x, y| down(up(x).maximum(up(y))))
-        })?,
-        BinaryOp::Minimum => run(plan, |b| {
-            map2::<T, T, T>(b, |x, y| down(up(x).minimum(up(y))))
-        })?,
+        BinaryOp::FloorDivide => {
+            plan.run(|b| map2::<T, T, T>(b, |x, y| down(zero.flag(up(x).floor_divide(up(y))))))?
+        }
+        BinaryOp::Remainder => {
+            plan.run(|b| map2::<T, T, T>(b, |x, y| down(zero.flag(up(x).remainder(up(y))))))?
+        }
+        BinaryOp::Pow => plan.run(|b| map2::<T, T, T>(b, |x, y| down(up(x).pow(up(y)))))?,
+        BinaryOp::Maximum => plan.run(|b| map2::<T, T, T>(b, |x, y| down(up(x).maximum(up(y)))))?,
+        BinaryOp::Minimum => plan.run(|b| map2::<T, T, T>(b, |x, y| down(up(x).minimum(up(y)))))?,
         _ => unreachable!("run_ordered is only called for ordered ops"),
     }
     zero.check()
 }
 
 fn run_bitwise<T: Bitwise + Copy + Send + Sync + 'static>(
-    plan: &TensorIterator,
+    plan: &Target,
     op: BinaryOp,
 ) -> Result<()> {
     match op {
-        BinaryOp::BitwiseAnd => run(plan, |b| map2::<T, T, T>(b, |x, y| x.and(y))),
-        BinaryOp::BitwiseOr => run(plan, |b| map2::<T, T, T>(b, |x, y| x.or(y))),
-        _ => run(plan, |b| map2::<T, T, T>(b, |x, y| x.xor(y))),
+        BinaryOp::BitwiseAnd => plan.run(|b| map2::<T, T, T>(b, |x, y| x.and(y))),
+        BinaryOp::BitwiseOr => plan.run(|b| map2::<T, T, T>(b, |x, y| x.or(y))),
+        _ => plan.run(|b| map2::<T, T, T>(b, |x, y| x.xor(y))),
     }
 }
 
 /// The rarer binary functions of real floats (`elementary.rs`), in opmath.
-fn run_real_binary<T: Compute>(plan: &TensorIterator, op: BinaryOp) -> Result<()>
+fn run_real_binary<T: Compute>(plan: &Target, op: BinaryOp) -> Result<()>
 where
     T::Op: RealBinary,
 {
@@ -245,19 +213,16 @@ where
             _ => x.fmod(y),
         })
     };
-    run(plan, |b| map2::<T, T, T>(b, f))
+    plan.run(|b| map2::<T, T, T>(b, f))
 }
 
 /// Shifts and `fmod` of integers (`integer.rs`).
-fn run_integer<T: IntegerOps + Element + Default>(
-    plan: &TensorIterator,
-    op: BinaryOp,
-) -> Result<()> {
+fn run_integer<T: IntegerOps + Element + Default>(plan: &Target, op: BinaryOp) -> Result<()> {
     let zero = ZeroDivision::new();
     match op {
-        BinaryOp::BitwiseLeftShift => run(plan, |b| map2::<T, T, T>(b, |x, y| x.shift_left(y)))?,
-        BinaryOp::BitwiseRightShift => run(plan, |b| map2::<T, T, T>(b, |x, y| x.shift_right(y)))?,
-        _ => run(plan, |b| map2::<T, T, T>(b, |x, y| zero.flag(x.fmod(y))))?,
+        BinaryOp::BitwiseLeftShift => plan.run(|b| map2::<T, T, T>(b, |x, y| x.shift_left(y)))?,
+        BinaryOp::BitwiseRightShift => plan.run(|b| map2::<T, T, T>(b, |x, y| x.shift_right(y)))?,
+        _ => plan.run(|b| map2::<T, T, T>(b, |x, y| zero.flag(x.fmod(y))))?,
     }
     zero.check()
 }
@@ -265,39 +230,37 @@ fn run_integer<T: IntegerOps + Element + Default>(
 /// Equality and logical ops: computed in `T`, written as `O` — bool, or `T` itself when an
 /// `out=` of another dtype makes the plan compute into a temporary of the common dtype that
 /// is cast back (torch writes `scalar_t(a == b)` there).
-fn run_equality<T: Compute, O: Element>(plan: &TensorIterator, op: BinaryOp) -> Result<()>
+fn run_equality<T: Compute, O: Element>(plan: &Target, op: BinaryOp) -> Result<()>
 where
     T::Op: Arith,
 {
     let up = |x: T| x.up();
     let res = O::from_bool;
     match op {
-        BinaryOp::Eq => run(plan, |b| map2::<T, T, O>(b, |x, y| res(up(x) == up(y)))),
-        BinaryOp::Ne => run(plan, |b| map2::<T, T, O>(b, |x, y| res(up(x) != up(y)))),
-        BinaryOp::LogicalAnd => run(plan, |b| {
-            map2::<T, T, O>(b, |x, y| res(up(x).is_nonzero() && up(y).is_nonzero()))
-        }),
-        BinaryOp::LogicalOr => run(plan, |b| {
-            map2::<T, T, O>(b, |x, y| res(up(x).is_nonzero() || up(y).is_nonzero()))
-        }),
-        _ => run(plan, |b| {
-            map2::<T, T, O>(b, |x, y| res(up(x).is_nonzero() != up(y).is_nonzero()))
-        }),
+        BinaryOp::Eq => plan.run(|b| map2::<T, T, O>(b, |x, y| res(up(x) == up(y)))),
+        BinaryOp::Ne => plan.run(|b| map2::<T, T, O>(b, |x, y| res(up(x) != up(y)))),
+        BinaryOp::LogicalAnd => {
+            plan.run(|b| map2::<T, T, O>(b, |x, y| res(up(x).is_nonzero() && up(y).is_nonzero())))
+        }
+        BinaryOp::LogicalOr => {
+            plan.run(|b| map2::<T, T, O>(b, |x, y| res(up(x).is_nonzero() || up(y).is_nonzero())))
+        }
+        _ => plan.run(|b| map2::<T, T, O>(b, |x, y| res(up(x).is_nonzero() != up(y).is_nonzero()))),
     }
 }
 
 /// Order comparisons, as [`run_equality`] (not for complex numbers).
-fn run_order<T: Compute, O: Element>(plan: &TensorIterator, op: BinaryOp) -> Result<()>
+fn run_order<T: Compute, O: Element>(plan: &Target, op: BinaryOp) -> Result<()>
 where
     T::Op: PartialOrd,
 {
     let up = |x: T| x.up();
     let res = O::from_bool;
     match op {
-        BinaryOp::Lt => run(plan, |b| map2::<T, T, O>(b, |x, y| res(up(x) < up(y)))),
-        BinaryOp::Le => run(plan, |b| map2::<T, T, O>(b, |x, y| res(up(x) <= up(y)))),
-        BinaryOp::Gt => run(plan, |b| map2::<T, T, O>(b, |x, y| res(up(x) > up(y)))),
-        _ => run(plan, |b| map2::<T, T, O>(b, |x, y| res(up(x) >= up(y)))),
+        BinaryOp::Lt => plan.run(|b| map2::<T, T, O>(b, |x, y| res(up(x) < up(y)))),
+        BinaryOp::Le => plan.run(|b| map2::<T, T, O>(b, |x, y| res(up(x) <= up(y)))),
+        BinaryOp::Gt => plan.run(|b| map2::<T, T, O>(b, |x, y| res(up(x) > up(y)))),
+        _ => plan.run(|b| map2::<T, T, O>(b, |x, y| res(up(x) >= up(y)))),
     }
 }
 
@@ -370,22 +333,46 @@ pub(crate) fn binary_tensors(
     alpha: Option<Scalar>,
     out: Option<Array>,
 ) -> Result<Array> {
-    let plan = kernel_plan(op, a, b, out)?;
-    let dtype = common_dtype(&plan)?;
+    // the direct plan (`plan::direct_operands`) of two arrays, or of an array and a number
+    // made a 0-d array here; else the plan the config's phases build
+    let number = direct_number(op, a, b, out.as_ref())?;
+    let inputs = match (a, b, &number) {
+        (Arg::Array(x), Arg::Array(y), _) => Some([x, y]),
+        (Arg::Array(x), Arg::Scalar(_), Some(n)) => Some([x, n]),
+        (Arg::Scalar(_), Arg::Array(y), Some(n)) => Some([n, y]),
+        _ => None,
+    };
+    let preset = op.preset();
+    let output_dtype = (preset == Preset::Comparison).then_some(DType::Bool);
+    let float = preset == Preset::Float;
+    let direct = match &inputs {
+        Some(inputs) => direct_operands(inputs, output_dtype, float, out.as_ref())?,
+        None => None,
+    };
+    let plan = match direct {
+        // (the half types' kernels below read their plan's operands: never a row)
+        Some(d) if matches!(d.common_dtype(), DType::F16 | DType::BF16) => {
+            Target::plan(d.into_plan())
+        }
+        Some(d) => Target::direct(d),
+        None => Target::plan(config_plan(op, a, b, out)?),
+    };
+    let dtype = plan.common_dtype()?;
     let ni = || Error::NotImplemented {
         kernel: op.kernel_name(),
         dtype,
     };
     use BinaryOp::*;
-    if matches!(op, Mul | Div | FloorDivide)
-        && matches!(dtype, DType::F16 | DType::BF16)
-        && plan.numel() > 0
-        && is_scalar(&plan, 2)
-    {
+    if let Some(halves) = plan.built().filter(|p| {
+        matches!(op, Mul | Div | FloorDivide)
+            && matches!(dtype, DType::F16 | DType::BF16)
+            && p.numel() > 0
+            && is_scalar(p, 2)
+    }) {
         // torch's reduced-float kernels read a second operand that is one value broadcast
         // (a Python number, a 0-d or all-broadcast array) from the *original* array in float
         // (`original_scalar_value<float>`), never rounded to the common dtype first.
-        let s = original_value_f32(&plan.operands()[2])?;
+        let s = original_value_f32(&halves.operands()[2])?;
         let f = move |x: f32| -> f32 {
             match op {
                 Mul => x * s,
@@ -393,17 +380,17 @@ pub(crate) fn binary_tensors(
                 _ => Ordered::floor_divide(x, s).unwrap_or(f32::NAN),
             }
         };
-        dispatch_in!(dtype, T in [F16, BF16] => run(&plan, |blk| map2::<T, T, T>(blk, |x, _| T::down(f(x.up()))))?, else return Err(ni()));
-        return Ok(plan.output(0)?.clone());
+        dispatch_in!(dtype, T in [F16, BF16] => plan.run(|blk| map2::<T, T, T>(blk, |x, _| T::down(f(x.up()))))?, else return Err(ni()));
+        return plan.into_output();
     }
     if op == FloorDivide && matches!(dtype, DType::F16 | DType::BF16) {
         // torch computes floor division of half types in the half type, rounding each step.
-        dispatch_in!(dtype, T in [F16, BF16] => run(&plan, |blk| map2::<T, T, T>(blk, floor_divide_rounding_each_step))?, else return Err(ni()));
-        return Ok(plan.output(0)?.clone());
+        dispatch_in!(dtype, T in [F16, BF16] => plan.run(|blk| map2::<T, T, T>(blk, floor_divide_rounding_each_step))?, else return Err(ni()));
+        return plan.into_output();
     }
     // a predicate writes bool, or the common dtype into a temporary for an out= of another
     // dtype (see `run_equality`)
-    let to_bool = plan.dtype(0)? == DType::Bool;
+    let to_bool = plan.output_dtype()? == DType::Bool;
     match op {
         Add | Sub | Mul => {
             let alpha = alpha.unwrap_or(Scalar::Int(1));
@@ -411,10 +398,10 @@ pub(crate) fn binary_tensors(
             dispatch_all!(dtype, T => run_arith::<T>(&plan, op, alpha)?, else return Err(ni()))
         }
         Div => {
-            dispatch_inexact!(dtype, T => run(&plan, |blk| map2_widened(blk, |x: T| x.up(), T::down, |x, y| x.div(y)))?, else return Err(ni()))
+            dispatch_inexact!(dtype, T => plan.run(|blk| map2_widened(blk, |x: T| x.up(), T::down, |x, y| x.div(y)))?, else return Err(ni()))
         }
         Pow if dtype.is_complex() => {
-            dispatch_in!(dtype, T in [C64, C128] => run(&plan, |blk| map2::<T, T, T>(blk, super::pow::complex_pow))?, else return Err(ni()))
+            dispatch_in!(dtype, T in [C64, C128] => plan.run(|blk| map2::<T, T, T>(blk, super::pow::complex_pow))?, else return Err(ni()))
         }
         FloorDivide | Remainder | Pow | Maximum | Minimum => {
             if dtype == DType::Bool && matches!(op, Pow | FloorDivide | Remainder) {
@@ -446,12 +433,12 @@ pub(crate) fn binary_tensors(
             }, else return Err(ni()))
         }
         Nextafter if matches!(dtype, DType::F16 | DType::BF16) => {
-            dispatch_in!(dtype, T in [F16, BF16] => run(&plan, |blk| map2::<T, T, T>(blk, |x, y| {
+            dispatch_in!(dtype, T in [F16, BF16] => plan.run(|blk| map2::<T, T, T>(blk, |x, y| {
                 T::from_bits(next_after_bits(x.to_bits(), y.to_bits(), x.up(), y.up()))
             }))?, else return Err(ni()))
         }
         Logaddexp if dtype.is_complex() => {
-            dispatch_in!(dtype, T in [C64, C128] => run(&plan, |blk| map2::<T, T, T>(blk, complex_logaddexp))?, else return Err(ni()))
+            dispatch_in!(dtype, T in [C64, C128] => plan.run(|blk| map2::<T, T, T>(blk, complex_logaddexp))?, else return Err(ni()))
         }
         Atan2 | Hypot | Copysign | Nextafter | Logaddexp => {
             dispatch_in!(dtype, T in [F16, BF16, F32, F64] => run_real_binary::<T>(&plan, op)?, else return Err(ni()))
@@ -463,7 +450,7 @@ pub(crate) fn binary_tensors(
             dispatch_in!(dtype, T in [U8, U16, U32, U64, I8, I16, I32, I64] => run_integer::<T>(&plan, op)?, else return Err(ni()))
         }
     }
-    Ok(plan.output(0)?.clone())
+    plan.into_output()
 }
 
 /// `c10::div_floor_floating` evaluated in a half type: each operation rounds to `T`.

@@ -1,9 +1,10 @@
 //! Running a kernel on a plan: fill the inputs the build converted to the common dtype, run
-//! the loop, cast outputs computed in a temporary back into the user's arrays.
+//! the loop, cast outputs computed in a temporary back into the user's arrays — or on the one
+//! row of a small direct call (`Target`).
 
 use crate::error::Result;
-use crate::exec::{for_each, for_each_copy, Block, CopyStrategy};
-use crate::plan::TensorIterator;
+use crate::exec::{for_each, for_each_copy, for_each_row, runs_as_row, Block, CopyStrategy};
+use crate::plan::{DirectOperands, TensorIterator};
 use crate::{Array, DType, MemoryFormat, Scalar};
 
 pub use crate::settings::grain_size;
@@ -17,6 +18,71 @@ pub fn set_grain_size(grain: usize) {
 /// Runs `body` over the plan's blocks with the copy-in and cast-back torch does around it.
 pub fn run(plan: &TensorIterator, body: impl Fn(&Block) + Sync) -> Result<()> {
     around(plan, || for_each(plan, grain_size(), body))
+}
+
+/// What a kernel runs on: a plan, or the operands of a direct plan that `for_each` would run
+/// as one serial row ([`runs_as_row`]: a small contiguous call), run as that row without
+/// making the plan — which cost a 1-element `a + b` more than the rest of its call.
+pub(crate) enum Target<'a> {
+    /// Boxed: a plan is a few hundred bytes, which every move of the target would copy.
+    Plan(Box<TensorIterator>),
+    Row(DirectOperands<'a>),
+}
+
+impl<'a> Target<'a> {
+    /// The target of a built plan.
+    pub(crate) fn plan(plan: TensorIterator) -> Target<'a> {
+        Target::Plan(Box::new(plan))
+    }
+
+    /// The target of a direct plan's operands: their row, or the plan they make.
+    pub(crate) fn direct(operands: DirectOperands<'a>) -> Target<'a> {
+        if runs_as_row(&operands, grain_size()) {
+            Target::Row(operands)
+        } else {
+            Target::plan(operands.into_plan())
+        }
+    }
+
+    /// [`run`] on the plan, or `body` on the row.
+    pub(crate) fn run(&self, body: impl Fn(&Block) + Sync) -> Result<()> {
+        match self {
+            Target::Plan(plan) => run(plan, body),
+            Target::Row(row) => for_each_row(row, body),
+        }
+    }
+
+    /// The dtype the kernel computes in.
+    pub(crate) fn common_dtype(&self) -> Result<DType> {
+        match self {
+            Target::Plan(plan) => super::args::common_dtype(plan),
+            Target::Row(row) => Ok(row.common_dtype()),
+        }
+    }
+
+    /// The output's dtype.
+    pub(crate) fn output_dtype(&self) -> Result<DType> {
+        match self {
+            Target::Plan(plan) => plan.dtype(0),
+            Target::Row(row) => Ok(row.output().dtype()),
+        }
+    }
+
+    /// The plan, when there is one.
+    pub(crate) fn built(&self) -> Option<&TensorIterator> {
+        match self {
+            Target::Plan(plan) => Some(plan),
+            Target::Row(_) => None,
+        }
+    }
+
+    /// The output, once the kernel has run.
+    pub(crate) fn into_output(self) -> Result<Array> {
+        match self {
+            Target::Plan(plan) => Ok(plan.output(0)?.clone()),
+            Target::Row(row) => Ok(row.into_output()),
+        }
+    }
 }
 
 /// [`run`] for `copy_`'s same-dtype kernel, walked as the plan's [`CopyStrategy`] says:

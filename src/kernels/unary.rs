@@ -2,15 +2,14 @@
 //! loop per function; `logical_not` (a bool result) and `abs` of complex numbers (a real
 //! result) follow torch's own paths.
 
-use super::args::common_dtype;
 use super::element::{C128, C64};
 use super::elementary::Elementary;
 use super::math::{Arith, Bitwise, Compute, Ordered, Transcendental, TrueDiv};
-use super::run::run;
+use super::run::{run, Target};
 use super::table::{Preset, UnaryOp};
 use crate::error::{Error, Result};
 use crate::exec::raw::map1;
-use crate::plan::{contiguous_kernel_plan, TensorIterator, TensorIteratorConfig};
+use crate::plan::{direct_operands, TensorIteratorConfig};
 use crate::{
     dispatch_all, dispatch_inexact, dispatch_integral, dispatch_ordered, Array, DType,
     MemoryFormat, Scalar,
@@ -36,13 +35,13 @@ fn check_unary(op: UnaryOp, dtype: DType) -> Result<()> {
 /// `out = g(a)` computed in opmath. `g` is a generic (each function its own type, not a `fn`
 /// pointer) so that it inlines into the inner loop and the loop vectorizes.
 fn run_unary_fn<T: Compute>(
-    plan: &TensorIterator,
+    plan: &Target,
     g: impl Fn(T::Op) -> T::Op + Copy + Send + Sync,
 ) -> Result<()> {
-    run(plan, move |b| map1::<T, T>(b, move |x| T::down(g(x.up()))))
+    plan.run(move |b| map1::<T, T>(b, move |x| T::down(g(x.up()))))
 }
 
-fn run_unary_ordered<T: Compute>(plan: &TensorIterator, op: UnaryOp) -> Result<()>
+fn run_unary_ordered<T: Compute>(plan: &Target, op: UnaryOp) -> Result<()>
 where
     T::Op: Ordered,
 {
@@ -57,7 +56,7 @@ where
 }
 
 /// The functions of floats (and complex numbers): one arm per function.
-fn run_transcendental<T: Compute>(plan: &TensorIterator, op: UnaryOp) -> Result<()>
+fn run_transcendental<T: Compute>(plan: &Target, op: UnaryOp) -> Result<()>
 where
     T::Op: Transcendental,
 {
@@ -79,7 +78,7 @@ where
 }
 
 /// The rarer functions of floats and complex numbers (`elementary.rs`).
-fn run_elementary<T: Compute>(plan: &TensorIterator, op: UnaryOp) -> Result<()>
+fn run_elementary<T: Compute>(plan: &Target, op: UnaryOp) -> Result<()>
 where
     T::Op: Elementary,
 {
@@ -127,8 +126,9 @@ pub fn unary(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
         return super::predicates::predicate(op, a, out);
     }
     let float = op.preset() == Preset::Float;
-    let plan = match contiguous_kernel_plan(&[a], None, float, out.as_ref())? {
-        Some(plan) => plan,
+    let inputs = [a];
+    let plan = match direct_operands(&inputs, None, float, out.as_ref())? {
+        Some(direct) => Target::direct(direct),
         None => {
             let mut config = if float {
                 TensorIteratorConfig::unary_float_op(out, a.clone())
@@ -138,20 +138,20 @@ pub fn unary(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
             // (torch's unary functions here are structured kernels; only the float ones can
             // compute through a temporary, which is when it shows)
             config.structured(true);
-            config.into_kernel_plan()?
+            Target::plan(config.into_kernel_plan()?)
         }
     };
-    let dtype = common_dtype(&plan)?;
+    let dtype = plan.common_dtype()?;
     let ni = || Error::NotImplemented {
         kernel: op.kernel_name(),
         dtype,
     };
     match op {
         UnaryOp::Neg => {
-            dispatch_all!(dtype, T => run(&plan, |b| map1::<T, T>(b, |x| T::down(x.up().neg())))?, else return Err(ni()))
+            dispatch_all!(dtype, T => plan.run(|b| map1::<T, T>(b, |x| T::down(x.up().neg())))?, else return Err(ni()))
         }
         UnaryOp::BitwiseNot => {
-            dispatch_integral!(dtype, T => run(&plan, |b| map1::<T, T>(b, |x| x.not()))?, else return Err(ni()))
+            dispatch_integral!(dtype, T => plan.run(|b| map1::<T, T>(b, |x| x.not()))?, else return Err(ni()))
         }
         UnaryOp::Abs
         | UnaryOp::Floor
@@ -185,7 +185,7 @@ pub fn unary(op: UnaryOp, a: &Array, out: Option<Array>) -> Result<Array> {
             }
         }
     }
-    Ok(plan.output(0)?.clone())
+    plan.into_output()
 }
 
 /// `logical_not`: torch's iterator without promotion, whose kernel writes `!a` straight into

@@ -97,12 +97,14 @@ fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<Tens
         let inputs = config.inputs.iter().map(|input| &input.array);
         let same = |j: usize, input: &Array| is_same_operand(config, i, noutputs + j, out, input);
         let check = config.check_mem_overlap;
-        let Some(mut op) = (out_dtype == dtype)
+        let Some(read_write) = (out_dtype == dtype)
             .then(|| given_output(out, dtype, first.shape(), inputs, same, check))
             .flatten()
         else {
             return Ok(None);
         };
+        let mut op = Operand::new(Some(out.clone()), true);
+        op.is_read_write = read_write;
         op.stride_bytes = smallvec::smallvec![dtype.itemsize() as isize];
         operands.push(op);
     }
@@ -123,18 +125,19 @@ fn contiguous_shortcut(config: &Arc<TensorIteratorConfig>) -> Result<Option<Tens
     }))
 }
 
-/// A given output that a contiguous plan writes as it is: of `dtype` (the inputs'), with their
-/// `shape`, contiguous, writable, and either the same array as an input (`same(j, input)`:
-/// read-write, as `x.add_(y)`) or, with `check_overlap`, overlapping none partially. `None`:
-/// leave it to the phases, which resize it, cast into it or give the error.
-fn given_output<'a>(
+/// Whether a given output is one that a contiguous plan writes as it is: of `dtype` (the
+/// inputs'), with their `shape`, contiguous, writable, and either the same array as an input
+/// (`same(j, input)`: read-write, as `x.add_(y)`, which is `Some(true)`) or, with
+/// `check_overlap`, overlapping none partially (`Some(false)`). `None`: leave it to the
+/// phases, which resize it, cast into it or give the error.
+pub(super) fn given_output<'a>(
     out: &Array,
     dtype: DType,
     shape: &[usize],
     inputs: impl IntoIterator<Item = &'a Array>,
     same: impl Fn(usize, &Array) -> bool,
     check_overlap: bool,
-) -> Option<Operand> {
+) -> Option<bool> {
     let fits = out.dtype() == dtype
         && out.blocking().is_none()
         && out.shape() == shape
@@ -151,155 +154,7 @@ fn given_output<'a>(
             return None;
         }
     }
-    let mut op = Operand::new(Some(out.clone()), true);
-    op.is_read_write = read_write;
-    Some(op)
-}
-
-/// The contiguous shortcut's plan made straight from a kernel's arrays, for the commonest calls
-/// (`a + b`, `a * 2`, `sqrt(a)`, `X - row`, `a += 2`, `add(a, b, out=o)`): inputs of one
-/// dtype, none blocked, each contiguous with the shape of the first of the most dims, or 0-d
-/// (a number the kernel reads everywhere: stride 0), or a contiguous row that broadcasts along
-/// the leading dims (`broadcast_row_dims`: stride 0 along them); one output of `output_dtype`
-/// (`None`: the inputs' dtype), new, which the kernel writes in full, or `out`, given as
-/// `given_output` takes it (read-write when it is an input). The phases would conclude exactly
-/// this plan (see [`contiguous_shortcut`]; beside a 0-d input or a row they find no fast
-/// setup, but coalesce to the same one dim, or to the row's dims and the leading ones: two);
-/// making it here skips filling a config, moving it into an `Arc` and cloning the inputs twice
-/// (a quarter of a 1-element add), the phases' stride sort and coalescing (most of a small
-/// `X - row`) and, for a number, wrapping it in a float64 array and converting it before the
-/// loop. `None`: not that case (an integer input where `promote_integers_to_float` asks for
-/// true division; an empty shape beside a number; a number beside a row; non-canonical
-/// strides, or (beside a row) dims of size 0 or 1, which the phases may order or coalesce
-/// otherwise; an `out` that is not of the inputs' dtype and shape, contiguous, writable and
-/// apart from the inputs or one of them): build from a config, whose phases resize, cast or
-/// refuse. The plan's config is a shared one without operands: such a plan is run by its
-/// kernel at once, never explained.
-pub(crate) fn contiguous_kernel_plan(
-    inputs: &[&Array],
-    output_dtype: Option<DType>,
-    promote_integers_to_float: bool,
-    out: Option<&Array>,
-) -> Result<Option<TensorIterator>> {
-    // the plan's shape: the first input of the most dims
-    let Some(first) = inputs.iter().copied().rev().max_by_key(|a| a.ndim()) else {
-        return Ok(None);
-    };
-    let (dtype, shape) = (first.dtype(), first.shape());
-    if shape.is_empty() || (promote_integers_to_float && dtype.is_integral(true)) {
-        return Ok(None);
-    }
-    let numbers = inputs.iter().any(|a| a.ndim() == 0);
-    let contiguous = |a: &Array| a.layout().is_contiguous(MemoryFormat::Contiguous) == Ok(true);
-    let mut row_dims = None;
-    for &a in inputs {
-        let full = a.ndim() == 0 || (a.shape() == shape && contiguous(a));
-        if a.dtype() != dtype || a.blocking().is_some() {
-            return Ok(None);
-        }
-        if !full {
-            match broadcast_row_dims(a, shape) {
-                Some(k) if row_dims.is_none_or(|r| r == k) => row_dims = Some(k),
-                _ => return Ok(None),
-            }
-        }
-    }
-    // beside a number or a row the phases sort the dims by stride, size-1 dims included:
-    // only canonical strides surely give a contiguous output (torch's fast setup ignores
-    // them); size-1 dims beside a row would coalesce otherwise, and an empty shape beside a
-    // number keeps its dims uncoalesced
-    let sorted = numbers || row_dims.is_some();
-    let canonical = crate::dims::contiguous_strides(shape);
-    let plain = |a: &Array| !sorted || a.ndim() == 0 || a.strides() == &canonical[..];
-    let declined = (numbers && (row_dims.is_some() || first.numel() == 0))
-        || (row_dims.is_some() && shape.iter().any(|&n| n < 2))
-        || inputs.iter().any(|a| a.shape() == shape && !plain(a));
-    if declined {
-        return Ok(None);
-    }
-    static KERNEL_CONFIG: std::sync::OnceLock<Arc<TensorIteratorConfig>> =
-        std::sync::OnceLock::new();
-    let config = KERNEL_CONFIG.get_or_init(|| {
-        let mut c = TensorIteratorConfig::new();
-        c.outputs_written_in_full = true;
-        Arc::new(c)
-    });
-    // one flat dim, or (beside a row) the row's dims and the leading ones, each coalesced
-    let (inner, outer) = match row_dims {
-        None => (first.numel(), None),
-        Some(k) => (
-            shape[shape.len() - k..].iter().product(),
-            Some(shape[..shape.len() - k].iter().product::<usize>()),
-        ),
-    };
-    let strides = |item: usize, along_outer: usize| -> Strides {
-        let mut s: Strides = smallvec::smallvec![item as isize];
-        s.extend(outer.map(|_| along_outer as isize));
-        s
-    };
-    let out_dtype = output_dtype.unwrap_or(dtype);
-    let mut output = match out {
-        None => Operand::new(
-            Some(Array::contiguous_kernel_output(first, out_dtype)?),
-            true,
-        ),
-        Some(out) => {
-            let inputs = inputs.iter().copied();
-            let same = |_: usize, input: &Array| same_array(out, input);
-            let given = (out_dtype == dtype && plain(out))
-                .then(|| given_output(out, dtype, shape, inputs, same, true))
-                .flatten();
-            match given {
-                Some(output) => output,
-                None => return Ok(None),
-            }
-        }
-    };
-    let out_item = out_dtype.itemsize();
-    output.stride_bytes = strides(out_item, out_item * inner);
-    let mut operands = Operands::new();
-    operands.push(output);
-    let item = dtype.itemsize();
-    for &a in inputs {
-        let mut input = Operand::new(Some(a.clone()), false);
-        input.stride_bytes = match a.ndim() {
-            0 => smallvec::smallvec![0],
-            _ if a.shape() == shape => strides(item, item * inner),
-            _ => strides(item, 0),
-        };
-        operands.push(input);
-    }
-    let mut plan_shape: Dims = smallvec::smallvec![inner];
-    plan_shape.extend(outer);
-    Ok(Some(TensorIterator {
-        operands,
-        noutputs: 1,
-        shape: plan_shape,
-        // (the phases' permutation: a fast setup's after coalescing, else the stride sort's,
-        // every dim reversed)
-        perm: match sorted {
-            false => smallvec::smallvec![0],
-            true => (0..first.ndim()).rev().collect(),
-        },
-        fast_setup: (!sorted).then_some(FastSetup::Contiguous),
-        common_dtype: Some(dtype),
-        config: config.clone(),
-        trace: String::new(),
-    }))
-}
-
-/// How many trailing dims of `shape` the input `a` spans when it broadcasts along the leading
-/// ones as a contiguous row (`X - mean` of a (200, 8) `X` and an (8,) `mean`): its own shape
-/// past its leading 1s, a proper suffix of `shape`, in canonical strides. `None`: not such a
-/// row.
-fn broadcast_row_dims(a: &Array, shape: &[usize]) -> Option<usize> {
-    let ones = a.shape().iter().take_while(|&&n| n == 1).count();
-    let k = a.ndim() - ones;
-    let row = k > 0
-        && k < shape.len()
-        && a.shape()[ones..] == shape[shape.len() - k..]
-        && a.strides() == &crate::dims::contiguous_strides(a.shape())[..];
-    row.then_some(k)
+    Some(read_write)
 }
 
 /// `build` of a config the caller keeps (explain() rebuilds from the plan's own config).
@@ -1108,7 +963,7 @@ fn is_same_operand(
 
 /// torch's `is_same` (one tensor object) as ferroiter sees it: the same view of the same
 /// storage with the same dtype.
-fn same_array(a: &Array, b: &Array) -> bool {
+pub(super) fn same_array(a: &Array, b: &Array) -> bool {
     a.shares_storage(b) && a.layout() == b.layout() && a.dtype() == b.dtype()
 }
 

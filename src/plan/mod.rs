@@ -9,6 +9,7 @@
 mod build;
 mod config;
 mod dim_counter;
+mod direct;
 mod iterator;
 mod operand;
 mod overlap;
@@ -16,9 +17,9 @@ pub mod reduction;
 mod resize;
 mod trace;
 
-pub(crate) use build::contiguous_kernel_plan;
 pub use config::{Input, TensorIteratorConfig};
 pub(crate) use dim_counter::{DimCounter, INLINE_DIMS};
+pub(crate) use direct::{direct_operands, DirectOperands, MAX_DIRECT_INPUTS};
 pub use iterator::{FastSetup, Step, TensorIterator};
 pub use operand::Operand;
 pub use overlap::{overlap_status, Overlap};

@@ -454,7 +454,7 @@ proptest! {
             3 => (TensorIteratorConfig::unary_op(o, x.clone()), vec![x], None, false),
             _ => (TensorIteratorConfig::unary_float_op(o, x.clone()), vec![x], None, true),
         };
-        let direct = build::contiguous_kernel_plan(&inputs, output_dtype, float, out.as_ref()).unwrap();
+        let direct = super::direct::contiguous_kernel_plan(&inputs, output_dtype, float, out.as_ref()).unwrap();
         let contiguous = |z: &Array| z.is_contiguous_as(MemoryFormat::Contiguous).unwrap();
         // the plan's shape is that of the first input of the most dims
         let with_dims = inputs.iter().copied().rev().max_by_key(|z| z.ndim()).filter(|w| w.ndim() > 0);

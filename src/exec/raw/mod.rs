@@ -59,7 +59,7 @@ pub(crate) use lanes::{map1_lanes, LaneMap};
 pub(crate) use loops::{copy_bytes, map1, map2, map2_widened, map3, rows_ahead};
 pub(crate) use stream::{copy_streamed, f32_to_f16_rows, f32_to_f64_streamed};
 pub(crate) use transpose::rows_share_cache_sets;
-pub(crate) use walk::{run_flat, Walk};
+pub(crate) use walk::{run_flat, run_row, Walk};
 
 /// A pointer that may be sent to another thread: the plan makes the accesses disjoint.
 #[derive(Debug, Clone, Copy)]

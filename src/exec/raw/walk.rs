@@ -10,7 +10,7 @@ use super::{Block, SendPtr};
 use crate::exec::copy_strategy::CopyStrategy;
 use crate::exec::permute::PermuteCopy;
 use crate::exec::tiled::{self, Tiling};
-use crate::plan::{DimCounter, TensorIterator, INLINE_DIMS};
+use crate::plan::{DimCounter, DirectOperands, TensorIterator, INLINE_DIMS, MAX_DIRECT_INPUTS};
 use smallvec::{smallvec, SmallVec};
 use std::marker::PhantomData;
 
@@ -99,6 +99,35 @@ pub(crate) fn run_flat(plan: &TensorIterator, f: &impl Fn(&Block)) {
     // storage, which the plan keeps alive while `f` runs; outputs are writable. Dim 1 has
     // size 1, so its strides are never stepped.
     let block = unsafe { Block::new(&ptrs, &strides0, &strides1, plan.numel(), 1) };
+    f(&block);
+}
+
+/// Runs `f` once on the one row of a direct plan's operands ([`DirectOperands::one_row`]):
+/// the block [`run_flat`] would hand over for the plan they make, without making it.
+pub(crate) fn run_row(operands: &DirectOperands, f: &impl Fn(&Block)) {
+    const MAX: usize = MAX_DIRECT_INPUTS + 1;
+    let (mut ptrs, mut strides0) = ([std::ptr::null_mut(); MAX], [0isize; MAX]);
+    let mut count = 0;
+    for (k, (array, stride)) in operands.row_operands().enumerate().take(MAX) {
+        ptrs[k] = array.data_ptr() as *mut u8;
+        strides0[k] = stride;
+        count = k + 1;
+    }
+    let strides1 = [0isize; MAX];
+    // SAFETY: `direct_operands` checked each operand (at most `MAX`: its inputs and the
+    // output) to be contiguous with the row's `numel` elements from its data pointer, or a
+    // 0-d number read at stride 0, inside its array's storage, which `operands` keeps alive
+    // while `f` runs; the output is new or was checked writable. Dim 1 has size 1, so its
+    // strides are never stepped.
+    let block = unsafe {
+        Block::new(
+            &ptrs[..count],
+            &strides0[..count],
+            &strides1[..count],
+            operands.numel(),
+            1,
+        )
+    };
     f(&block);
 }
 
@@ -735,5 +764,46 @@ mod tests {
                 assert_eq!(i, size0);
             }
         }
+    }
+
+    /// The row a direct plan's operands run as ([`run_row`]) is the block [`run_flat`] hands
+    /// over for the plan they make: the same pointers, strides and sizes — for two arrays,
+    /// an array and a number on either side, one array, with a new output or in place.
+    #[test]
+    fn a_direct_row_is_the_block_of_the_plan_it_stands_for() {
+        use crate::plan::direct_operands;
+        use crate::{Array, DType, MemoryFormat, Scalar};
+        type Seen = (Vec<usize>, Vec<isize>, Vec<isize>, usize, usize);
+        let seen = |blk: &Block| -> Seen {
+            let ptrs = blk.ptrs.iter().map(|&p| p as usize).collect();
+            let strides = (blk.strides0.to_vec(), blk.strides1.to_vec());
+            (ptrs, strides.0, strides.1, blk.size0, blk.size1)
+        };
+        let mut rows = 0;
+        for shape in [&[1][..], &[7], &[3, 4], &[2, 1, 3]] {
+            for dtype in [DType::F32, DType::F64, DType::I64, DType::U8] {
+                let make = || Array::empty(shape, dtype, MemoryFormat::Contiguous).unwrap();
+                let (a, b) = (make(), make());
+                let number = Array::full(&[], Scalar::Int(2), dtype, MemoryFormat::Contiguous);
+                let number = number.unwrap();
+                let calls: [&[&Array]; 4] = [&[&a, &b], &[&a, &number], &[&number, &a], &[&a]];
+                for inputs in calls {
+                    for out in [None, Some(&a)] {
+                        let direct = direct_operands(inputs, None, false, out).unwrap().unwrap();
+                        assert!(direct.one_row());
+                        let row = Mutex::new(None);
+                        run_row(&direct, &|blk| *row.lock().unwrap() = Some(seen(blk)));
+                        let plan = direct.into_plan();
+                        let flat = Mutex::new(None);
+                        run_flat(&plan, &|blk| *flat.lock().unwrap() = Some(seen(blk)));
+                        let row = row.into_inner().unwrap();
+                        assert!(row.is_some());
+                        assert_eq!(row, flat.into_inner().unwrap(), "{shape:?} {dtype}");
+                        rows += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(rows, 4 * 4 * 4 * 2);
     }
 }

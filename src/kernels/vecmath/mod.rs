@@ -22,11 +22,10 @@ pub mod single;
 pub mod trig;
 
 use super::math::Compute;
-use super::run::run;
+use super::run::Target;
 use super::table::UnaryOp;
 use crate::error::Result;
 use crate::exec::raw::{map1_lanes, LaneMap};
-use crate::plan::TensorIterator;
 use crate::DType;
 use half::{bf16, f16};
 use std::marker::PhantomData;
@@ -270,24 +269,18 @@ pub fn eval64<const F: u8>(x: f64) -> f64 {
     <Lanes64<F> as LaneMap<1>>::block(&Lanes64, [x])[0]
 }
 
-fn run_f<const F: u8>(plan: &TensorIterator, dtype: DType) -> Result<()> {
+fn run_f<const F: u8>(plan: &Target, dtype: DType) -> Result<()> {
     match dtype {
-        DType::F64 => run(plan, |b| map1_lanes::<LANES64, _>(b, Lanes64::<F>)),
-        DType::F32 => run(plan, |b| {
-            map1_lanes::<LANES32, _>(b, Lanes32::<f32, F>(PhantomData))
-        }),
-        DType::F16 => run(plan, |b| {
-            map1_lanes::<LANES32, _>(b, Lanes32::<f16, F>(PhantomData))
-        }),
-        _ => run(plan, |b| {
-            map1_lanes::<LANES32, _>(b, Lanes32::<bf16, F>(PhantomData))
-        }),
+        DType::F64 => plan.run(|b| map1_lanes::<LANES64, _>(b, Lanes64::<F>)),
+        DType::F32 => plan.run(|b| map1_lanes::<LANES32, _>(b, Lanes32::<f32, F>(PhantomData))),
+        DType::F16 => plan.run(|b| map1_lanes::<LANES32, _>(b, Lanes32::<f16, F>(PhantomData))),
+        _ => plan.run(|b| map1_lanes::<LANES32, _>(b, Lanes32::<bf16, F>(PhantomData))),
     }
 }
 
 /// Runs `op` over the plan with the vector kernels when they cover it (a function listed
 /// above, of a real floating dtype); `None` otherwise.
-pub fn run_vector(plan: &TensorIterator, op: UnaryOp, dtype: DType) -> Option<Result<()>> {
+pub(crate) fn run_vector(plan: &Target, op: UnaryOp, dtype: DType) -> Option<Result<()>> {
     if !matches!(dtype, DType::F64 | DType::F32 | DType::F16 | DType::BF16) {
         return None;
     }
