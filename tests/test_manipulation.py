@@ -492,3 +492,29 @@ def test_meshgrid_errors():
         ValueError, match=r"Expected 0D or 1D tensor in the tensor list but got: \[2, 2\]"
     ):
         fi.meshgrid(fi.zeros((2, 2)), indexing="ij")
+
+
+def test_int_or_sequence_arguments_of_every_form():
+    """Arguments that take an int or a sequence of ints (dims of flip/roll/movedim, a shape
+    for zeros/broadcast_to) read ints, numpy ints, lists and tuples as torch does: lists and
+    tuples as sequences at once, with no int attempt first."""
+    nd = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    a, t = fi.asarray(nd), torch.from_numpy(nd.copy())
+    for dims in [0, np.int64(1), [0], (1, 2), [np.int64(2), 0]]:
+        t_dims = [int(d) for d in dims] if isinstance(dims, (list, tuple)) else int(dims)
+        assert_same(
+            fi.flip(a, dims), torch.flip(t, t_dims if isinstance(t_dims, list) else [t_dims])
+        )
+        shifts = [1] * len(dims) if isinstance(dims, (list, tuple)) else 1
+        assert_same(fi.roll(a, shifts, dims), torch.roll(t, shifts, t_dims))
+    assert_same(fi.movedim(a, [0, 1], (2, 0)), torch.movedim(t, [0, 1], (2, 0)))
+    assert_same(fi.movedim(a, np.int64(0), 2), torch.movedim(t, 0, 2))
+    for shape in [5, np.int64(5), (2, 3), [2, 3], (), []]:
+        t_shape = tuple(int(s) for s in shape) if isinstance(shape, (list, tuple)) else int(shape)
+        assert_same(fi.zeros(shape), torch.zeros(t_shape), values=True)
+        if isinstance(shape, (list, tuple)) and len(shape) == 2:
+            row = fi.asarray(np.arange(3, dtype=np.float32))
+            assert_same(fi.broadcast_to(row, shape), torch.broadcast_to(torch.arange(3.0), t_shape))
+    for bad in ["2", 2.5, [2.5], (2, "3")]:
+        with pytest.raises(TypeError):
+            fi.zeros(bad)

@@ -546,3 +546,30 @@ def test_complex_mean_divides_as_torch(dtype):
             mine = fi.mean(a) if dim is None else fi.mean(a, dim)
             theirs = torch.mean(x) if dim is None else torch.mean(x, dim)
             assert_same(mine, theirs)
+
+
+DIM_ARGUMENTS = [0, -1, np.int64(1), [0], (1,), (0, 1), [-1, 0], [np.int64(0)], None]
+BAD_DIM_ARGUMENTS = ["0", 1.5, [0.5], (0, "1"), {0: 1}]
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "amax"])
+def test_dim_arguments_of_every_form(name):
+    """A dim given as an int, a numpy int, a list or a tuple of them, or None reduces as in
+    torch (lists and tuples are read as sequences at once: no int attempt first); anything
+    else is a TypeError naming the argument, as torch refuses it."""
+    nd = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    a, t = fi.asarray(nd), torch.from_numpy(nd.copy())
+    for dim in DIM_ARGUMENTS:
+        if dim is None:
+            assert_same(getattr(fi, name)(a), getattr(torch, name)(t), what=f"{name} all: ")
+            continue
+        t_dim = list(dim) if isinstance(dim, list) else dim
+        t_dim = [int(d) for d in t_dim] if isinstance(t_dim, (list, tuple)) else int(t_dim)
+        for keepdim in (False, True):
+            ours = getattr(fi, name)(a, dim, keepdim)
+            assert_same(ours, getattr(torch, name)(t, t_dim, keepdim), what=f"{name} {dim!r}: ")
+    for dim in BAD_DIM_ARGUMENTS:
+        with pytest.raises(TypeError):
+            getattr(torch, name)(t, dim)
+        with pytest.raises(TypeError, match="argument 'dim'"):
+            getattr(fi, name)(a, dim)

@@ -1,7 +1,8 @@
 //! Module-level functions: constructors, shape and type helpers.
 
 use super::convert::{
-    arg, dtype_from_py, dtype_to_numpy, optional_dtype, scalar_from_py, shape_from_py,
+    arg, dtype_from_py, dtype_to_numpy, is_list_or_tuple, optional_dtype, scalar_from_py,
+    shape_from_py,
 };
 use super::numpy_bridge;
 use super::{PyArray, PyMemoryFormat};
@@ -196,7 +197,8 @@ fn broadcast_shapes<'py>(
     let mut parsed = Vec::new();
     let mut printed = Vec::new();
     for shape in shapes.iter().filter(|s| !s.is_none()) {
-        if let Ok(n) = shape.extract::<i64>() {
+        let int = (!is_list_or_tuple(&shape)).then(|| shape.extract::<i64>().ok());
+        if let Some(n) = int.flatten() {
             parsed.push(vec![n]);
             printed.push(format!("({n},)"));
         } else if let Ok(sizes) = shape.extract::<Vec<i64>>() {

@@ -1,14 +1,13 @@
 //! Linear algebra for Python: `matmul` (and `Array.__matmul__`/`__rmatmul__`), `tensordot`
 //! and `vecdot` with torch's signatures. The work is `crate::linalg`'s, with the GIL released.
 
-use super::convert::array_arg;
+use super::convert::{array_arg, is_list_or_tuple};
 use super::ops::{call_core, finish};
 use super::PyArray;
 use crate::error::Error;
 use crate::linalg::tensordot::Dims;
 use crate::linalg::{matmul as mm, tensordot as td, vecdot as vd};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
 
 /// `matmul(input, other, *, out=None)`.
 #[pyfunction]
@@ -27,10 +26,7 @@ fn matmul(
 
 /// `dims` as torch's Python `tensordot` reads it: an int, or a pair of int lists.
 fn dims_arg(dims: &Bound<'_, PyAny>) -> PyResult<Dims> {
-    if let Ok(n) = dims.extract::<i64>() {
-        return Ok(Dims::Count(n));
-    }
-    if dims.is_instance_of::<PyTuple>() || dims.is_instance_of::<PyList>() {
+    if is_list_or_tuple(dims) {
         let pair: Vec<Bound<'_, PyAny>> = dims.extract()?;
         if pair.len() != 2 {
             return Err(Error::value(format!(
@@ -52,6 +48,9 @@ fn dims_arg(dims: &Bound<'_, PyAny>) -> PyResult<Dims> {
             list(&pair[0], 3, "dims_self")?,
             list(&pair[1], 4, "dims_other")?,
         ));
+    }
+    if let Ok(n) = dims.extract::<i64>() {
+        return Ok(Dims::Count(n));
     }
     let got = dims
         .get_type()

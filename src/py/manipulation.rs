@@ -3,7 +3,9 @@
 //! `eye`, `linspace`, `meshgrid`, `tril`, `triu`) and the Array methods torch has for them.
 //! Arguments are converted here; the work is `manip`'s, with the GIL released.
 
-use super::convert::{array_arg, dtype_from_py, int_args, optional_dtype, scalar_from_py};
+use super::convert::{
+    array_arg, dtype_from_py, int_args, is_list_or_tuple, optional_dtype, scalar_from_py,
+};
 use super::ops::call_core;
 use super::PyArray;
 use crate::error::Error;
@@ -38,8 +40,10 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 
 /// An int or a sequence of ints.
 fn ints_arg(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
-    if let Ok(i) = obj.extract::<i64>() {
-        return Ok(vec![i]);
+    if !is_list_or_tuple(obj) {
+        if let Ok(i) = obj.extract::<i64>() {
+            return Ok(vec![i]);
+        }
     }
     obj.extract::<Vec<i64>>()
 }

@@ -3,26 +3,26 @@
 //! the same as `Array` methods, with torch's signatures. Arguments are converted here; the
 //! work is `kernels::reduce`'s, with the GIL released.
 
-use super::convert::{array_arg, optional_dtype};
+use super::convert::{array_arg, is_list_or_tuple, optional_dtype};
 use super::ops::{call_core, finish};
 use super::PyArray;
 use crate::error::Error;
 use crate::kernels::reduce::{reduction, scan_op, var_std, ReduceOp};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
 
 /// A `dim` argument: None (all dims), an int, or a sequence of ints (when `many`).
 fn dims_arg(op: &str, dim: Option<&Bound<'_, PyAny>>, many: bool) -> PyResult<Option<Vec<i64>>> {
     let Some(d) = dim.filter(|d| !d.is_none()) else {
         return Ok(None);
     };
-    if let Ok(i) = d.extract::<i64>() {
-        return Ok(Some(vec![i]));
-    }
-    if many && (d.is_instance_of::<PyTuple>() || d.is_instance_of::<PyList>()) {
-        if let Ok(v) = d.extract::<Vec<i64>>() {
-            return Ok(Some(v));
+    if is_list_or_tuple(d) {
+        if many {
+            if let Ok(v) = d.extract::<Vec<i64>>() {
+                return Ok(Some(v));
+            }
         }
+    } else if let Ok(i) = d.extract::<i64>() {
+        return Ok(Some(vec![i]));
     }
     let got = d
         .get_type()
