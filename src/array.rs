@@ -26,7 +26,7 @@ use std::sync::Arc;
 pub struct Array(Arc<Parts>);
 
 /// What an [`Array`] is made of.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Parts {
     storage: Arc<Storage>,
     layout: Layout,

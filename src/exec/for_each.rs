@@ -57,6 +57,7 @@ pub fn for_each(plan: &TensorIterator, grain: usize, f: impl Fn(&Block) + Sync) 
     if numel == 0 {
         return Ok(());
     }
+    // (`runs_as_row` asks the same of a direct call's operands before any plan is made)
     if plan.ndim() == 1 && numel <= grain.max(1) && !stores::elementwise_streams(plan) {
         // one serial block, untiled (one dim) and unstreamed: no walk to build (the commonest
         // call, a small contiguous op, spent a fifth of its time there)
@@ -73,7 +74,9 @@ pub fn for_each(plan: &TensorIterator, grain: usize, f: impl Fn(&Block) + Sync) 
 
 /// Whether [`for_each`] would run the plan that a direct plan's operands make as one serial,
 /// unstreamed block: one row ([`DirectOperands::one_row`]) of at most `grain` elements and an
-/// output too small to stream. [`for_each_row`] then runs it without the plan.
+/// output too small to stream. [`for_each_row`] then runs it without the plan. (Keep in step
+/// with `for_each`'s first branch: `stores::may_stream` is `elementwise_streams`' own size
+/// test, which it must pass to stream.)
 pub(crate) fn runs_as_row(operands: &DirectOperands, grain: usize) -> bool {
     let numel = operands.numel();
     operands.one_row()

@@ -127,7 +127,7 @@ fn convert_one(converted: &Array, original: &Array) -> Result<bool> {
 }
 
 /// A Python number as a 0-d array of `dtype`, converted as the build's temporary of a wrapped
-/// number is ([`convert_one`]): what a kernel's direct plan reads (`binary::kernel_plan`).
+/// number is ([`convert_one`]): what a kernel's direct plan reads (`binary::direct_number`).
 /// `None` for a dtype `convert_one` leaves to the copy kernel (the half types).
 pub(crate) fn number_array(value: Scalar, dtype: DType) -> Result<Option<Array>> {
     let array = Array::empty(&[], dtype, MemoryFormat::Contiguous)?;

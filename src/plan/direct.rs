@@ -16,14 +16,15 @@ use crate::Array;
 use smallvec::smallvec;
 use std::sync::Arc;
 
-/// Inputs a direct plan takes at most (a binary op's two; the row runner's fixed arrays hold
+/// Inputs a direct plan takes at most: a binary op's two (the row runner's fixed arrays hold
 /// one more, the output).
-pub(crate) const MAX_DIRECT_INPUTS: usize = 3;
+pub(crate) const MAX_DIRECT_INPUTS: usize = 2;
 
 /// The operands of a direct plan, checked ([`direct_operands`]) and with the output made or
 /// taken: made into the plan ([`DirectOperands::into_plan`]), or, when they are one short
-/// row, handed to the kernel as that row (`exec::run_row`), which skips making the plan
-/// (cloning each input into it, moving a kilobyte-sized value around) and walking it.
+/// row, handed to the kernel as that row (`exec::for_each_row`), which skips making the plan
+/// (cloning each input into it, moving a value of several hundred bytes around) and walking
+/// it.
 pub(crate) struct DirectOperands<'a> {
     /// The output: new (unzeroed, which the kernel writes in full) or given.
     output: Array,
@@ -45,8 +46,9 @@ pub(crate) struct DirectOperands<'a> {
 /// The operands of the contiguous shortcut's plan, taken straight from a kernel's arrays for
 /// the commonest calls (`a + b`, `a * 2`, `sqrt(a)`, `X - row`, `a += 2`,
 /// `add(a, b, out=o)`), with the output made or taken: inputs of one dtype (at most
-/// [`MAX_DIRECT_INPUTS`]), none blocked, each contiguous with the shape of the first of the most dims, or 0-d
-/// (a number the kernel reads everywhere: stride 0), or a contiguous row that broadcasts along
+/// [`MAX_DIRECT_INPUTS`]), none blocked, each contiguous with the shape of the first of the
+/// most dims, or 0-d (a number the kernel reads everywhere: stride 0), or a contiguous row
+/// that broadcasts along
 /// the leading dims (`broadcast_row_dims`: stride 0 along them); one output of `output_dtype`
 /// (`None`: the inputs' dtype), new, which the kernel writes in full, or `out`, given as
 /// `given_output` takes it (read-write when it is an input). The phases would conclude exactly

@@ -7,7 +7,9 @@
 //! only [`Block`] is public, read-only, for the closures of
 //! [`for_each`](crate::exec::for_each).
 //!
-//! Every `unsafe` here rests on what `build()` established once for the plan:
+//! Every `unsafe` here rests on what `build()` established once for the plan (or, for the
+//! one row of a small direct call that [`walk::run_row`] runs without a plan, on the same
+//! facts that `plan::direct_operands` checked):
 //!
 //! - each operand's byte strides and the iteration shape only address elements inside that
 //!   operand's storage (arrays are bounds-checked when made; broadcasting only adds 0 strides);

@@ -106,19 +106,23 @@ pub(crate) fn run_flat(plan: &TensorIterator, f: &impl Fn(&Block)) {
 /// the block [`run_flat`] would hand over for the plan they make, without making it.
 pub(crate) fn run_row(operands: &DirectOperands, f: &impl Fn(&Block)) {
     const MAX: usize = MAX_DIRECT_INPUTS + 1;
+    // (what the block below relies on, and `direct_operands` ensures: checked in release
+    // builds too, as it costs nothing next to the call)
+    assert!(operands.one_row(), "run_row takes the operands of one row");
     let (mut ptrs, mut strides0) = ([std::ptr::null_mut(); MAX], [0isize; MAX]);
     let mut count = 0;
-    for (k, (array, stride)) in operands.row_operands().enumerate().take(MAX) {
+    for (k, (array, stride)) in operands.row_operands().enumerate() {
         ptrs[k] = array.data_ptr() as *mut u8;
         strides0[k] = stride;
         count = k + 1;
     }
     let strides1 = [0isize; MAX];
     // SAFETY: `direct_operands` checked each operand (at most `MAX`: its inputs and the
-    // output) to be contiguous with the row's `numel` elements from its data pointer, or a
-    // 0-d number read at stride 0, inside its array's storage, which `operands` keeps alive
-    // while `f` runs; the output is new or was checked writable. Dim 1 has size 1, so its
-    // strides are never stepped.
+    // output; the loop above indexes no further) to be contiguous with the
+    // row's `numel` elements from its data pointer (one row, asserted above), or a 0-d number
+    // read at stride 0, inside its array's storage, which `operands` keeps alive while `f`
+    // runs; the output is new or was checked writable. Arrays are bounds-checked and aligned
+    // for their dtype when made. Dim 1 has size 1, so its strides are never stepped.
     let block = unsafe {
         Block::new(
             &ptrs[..count],
